@@ -1,0 +1,244 @@
+// flc: the signature compiler's command line.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../libcore/pack_reader.h"
+#include "lint.h"
+#include "pack_dump.h"
+#include "pack_writer.h"
+#include "signature_reader.h"
+#include "signature_tests.h"
+#include "version.h"
+
+#ifndef FLC_RAGEL_PATH
+#define FLC_RAGEL_PATH "ragel"
+#endif
+
+using namespace faultline;
+
+namespace {
+
+const char kUsage[] =
+    "usage: flc <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  compile DIR -o PACK   compile the signatures under DIR into a knowledge pack\n"
+    "  test DIR              compile DIR and run every entry's must-match / must-not-match lines\n"
+    "  lint DIR [--strict]   report entries that compile but should not ship (--strict: warnings fail)\n"
+    "  stats PACK|DIR        DFA states and sizes of a pack; for DIR also compile time and per-entry cost\n"
+    "  dump PACK             print a pack in full, readable and diffable\n"
+    "  version               print flc's version and pack format\n"
+    "\n"
+    "options:\n"
+    "  --ragel PATH          ragel executable (default: $FLC_RAGEL, else " FLC_RAGEL_PATH ")\n"
+    "  --state-budget N      split a DFA with more than N states (default 20000)\n"
+    "  --jobs N              Ragel runs in parallel (default 2)\n"
+    "  --emit-ragel DIR      also write each DFA's Ragel source to DIR (compile)\n"
+    "\n"
+    "examples:\n"
+    "  flc compile signatures -o default.flpack\n"
+    "  flc test signatures\n"
+    "  flc stats default.flpack\n"
+    "\n"
+    "exit status: 0 success, 1 a signature error or failing example, 2 usage or I/O error\n";
+
+struct Args {
+  std::string command, input, output, emit_ragel;
+  bool strict = false;
+  BuildOptions build;
+};
+
+[[noreturn]] void usage_error(const std::string &msg) {
+  std::fprintf(stderr, "flc: %s\n\n%s", msg.c_str(), kUsage);
+  std::exit(2);
+}
+
+Args parse_args(int argc, char **argv) {
+  Args a;
+  const char *env = std::getenv("FLC_RAGEL");
+  a.build.ragel = env && *env ? env : FLC_RAGEL_PATH;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; i++) {
+    std::string s = argv[i];
+    auto value = [&](const char *name) -> std::string {
+      if (i + 1 >= argc) usage_error(std::string(name) + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&](const char *name) -> uint32_t {
+      std::string v = value(name);
+      char *end = nullptr;
+      unsigned long n = std::strtoul(v.c_str(), &end, 10);
+      if (v.empty() || *end || n == 0 || n > 10000000) usage_error(std::string(name) + " needs a positive number");
+      return static_cast<uint32_t>(n);
+    };
+    if (s == "-o" || s == "--output") a.output = value("-o");
+    else if (s == "--ragel") a.build.ragel = value("--ragel");
+    else if (s == "--state-budget") a.build.state_budget = number("--state-budget");
+    else if (s == "--jobs") a.build.jobs = number("--jobs");
+    else if (s == "--emit-ragel") a.build.emit_ragel_dir = value("--emit-ragel");
+    else if (s == "--strict") a.strict = true;
+    else if (s == "-h" || s == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (s == "--version") positional.push_back("version");
+    else if (!s.empty() && s[0] == '-') usage_error("unknown option " + s);
+    else positional.push_back(s);
+  }
+  if (positional.empty()) usage_error("no command given");
+  a.command = positional[0];
+  if (positional.size() > 1) a.input = positional[1];
+  if (positional.size() > 2) usage_error("unexpected argument " + positional[2]);
+  return a;
+}
+
+// Reads a whole file into 8-byte aligned memory, as packs require.
+std::vector<uint64_t> read_aligned(const std::string &path, size_t *size) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    std::fprintf(stderr, "flc: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+    std::exit(2);
+  }
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint64_t> mem((bytes.size() + 7) / 8 + 1);
+  std::memcpy(mem.data(), bytes.data(), bytes.size());
+  *size = bytes.size();
+  return mem;
+}
+
+PackView open_or_exit(const uint8_t *bytes, size_t size, const std::string &what) {
+  PackView v;
+  ErrorText err;
+  if (open_pack_view(bytes, size, &v, &err) != Status::kOk) {
+    std::fprintf(stderr, "flc: %s: %s\n", what.c_str(), err.text);
+    std::exit(2);
+  }
+  return v;
+}
+
+// Loads and compiles a signatures directory; exits 1 on signature errors.
+std::vector<Signature> load_or_exit(const Args &a, Diagnostics *diags) {
+  if (a.input.empty()) usage_error(a.command + " needs a signatures directory");
+  std::vector<Signature> sigs = load_signatures(a.input, LoadOptions{}, diags);
+  if (diags->has_errors()) {
+    diags->print();
+    std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
+    std::exit(1);
+  }
+  return sigs;
+}
+
+BuildResult build_or_exit(const std::vector<Signature> &sigs, Args &a) {
+  a.build.pack_version = read_pack_version(a.input);
+  try {
+    return build_pack(sigs, a.build);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc: cannot build the pack: %s\n", e.what());
+    std::exit(2);
+  }
+}
+
+int cmd_compile(Args &a) {
+  if (a.output.empty()) usage_error("compile needs -o PACK");
+  Diagnostics diags;
+  auto sigs = load_or_exit(a, &diags);
+  BuildResult r = build_or_exit(sigs, a);
+  open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");  // never write what the runtime would refuse
+  try {
+    write_file(a.output, r.bytes);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc: %s\n", e.what());
+    return 2;
+  }
+  diags.print();
+  uint32_t states = 0;
+  for (const auto &d : r.dfas) states += d.states;
+  std::fprintf(stderr, "flc: %zu entries, %zu DFA(s), %u states, %zu bytes -> %s (%.2f s)\n", sigs.size(), r.dfas.size(), states,
+               r.bytes.size(), a.output.c_str(), r.seconds);
+  return 0;
+}
+
+int cmd_test(Args &a) {
+  Diagnostics diags;
+  auto sigs = load_or_exit(a, &diags);
+  BuildResult r = build_or_exit(sigs, a);
+  PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
+  TestSummary sum;
+  try {
+    sum = run_signature_tests(sigs, pack, &diags);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc: %s\n", e.what());
+    return 2;
+  }
+  diags.print();
+  std::printf("flc test: %zu entries, %zu example lines, %zu failure(s)\n", sigs.size(), sum.lines, sum.failures);
+  return sum.failures ? 1 : 0;
+}
+
+int cmd_lint(Args &a) {
+  Diagnostics diags;
+  auto sigs = load_or_exit(a, &diags);
+  BuildResult r = build_or_exit(sigs, a);
+  PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
+  lint_signatures(sigs, pack, &diags);
+  diags.print();
+  size_t errors = diags.error_count(), warnings = diags.all().size() - errors;
+  std::printf("flc lint: %zu entries, %zu error(s), %zu warning(s)\n", sigs.size(), errors, warnings);
+  return errors || (a.strict && warnings) ? 1 : 0;
+}
+
+int cmd_stats(Args &a) {
+  if (a.input.empty()) usage_error("stats needs a pack or a signatures directory");
+  if (std::filesystem::is_directory(a.input)) {
+    auto t0 = std::chrono::steady_clock::now();
+    Diagnostics diags;
+    auto sigs = load_or_exit(a, &diags);
+    double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    BuildResult r = build_or_exit(sigs, a);
+    PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
+    print_pack_stats(pack, stdout);
+    std::printf("\ncompile time: %.2f s (read and parse %.2f s, DFAs and pack %.2f s); pack size %zu bytes\n", load_s + r.seconds,
+                load_s, r.seconds, r.bytes.size());
+    for (size_t i = 0; i < r.dfas.size(); i++) std::printf("  dfa %zu: ragel and tables %.2f s\n", i, r.dfas[i].seconds);
+    return 0;
+  }
+  size_t size = 0;
+  auto mem = read_aligned(a.input, &size);
+  PackView pack = open_or_exit(reinterpret_cast<const uint8_t *>(mem.data()), size, a.input);
+  print_pack_stats(pack, stdout);
+  return 0;
+}
+
+int cmd_dump(Args &a) {
+  if (a.input.empty()) usage_error("dump needs a pack");
+  size_t size = 0;
+  auto mem = read_aligned(a.input, &size);
+  PackView pack = open_or_exit(reinterpret_cast<const uint8_t *>(mem.data()), size, a.input);
+  dump_pack(pack, stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Args a = parse_args(argc, argv);
+  if (a.command == "compile") return cmd_compile(a);
+  if (a.command == "test") return cmd_test(a);
+  if (a.command == "lint") return cmd_lint(a);
+  if (a.command == "stats") return cmd_stats(a);
+  if (a.command == "dump") return cmd_dump(a);
+  if (a.command == "version") {
+    std::printf("%s (pack format %u.%u)\n", kCompilerVersion, kPackFormatMajor, kPackFormatMinor);
+    return 0;
+  }
+  if (a.command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  usage_error("unknown command '" + a.command + "'");
+}

@@ -1,0 +1,47 @@
+#include "lint.h"
+
+#include <set>
+
+#include "signature_tests.h"
+
+namespace faultline {
+
+void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
+  auto warn = [&](const Signature &s, SourcePos p, const std::string &msg) {
+    diags->warning(Diagnostic{Diagnostic::kWarning, s.file, p.line, p.col, s.id, msg, ""});
+  };
+  auto error = [&](const Signature &s, SourcePos p, const std::string &msg) {
+    diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, msg, ""});
+  };
+  for (uint32_t ei = 0; ei < sigs.size(); ei++) {
+    const Signature &s = sigs[ei];
+    const fb::Entry *e = pack.entry(ei);
+    if (s.must_match.size() < 2) error(s, s.id_pos, "needs at least 2 must-match test lines (has " + std::to_string(s.must_match.size()) + ")");
+    if (s.must_not_match.size() < 2)
+      error(s, s.id_pos, "needs at least 2 must-not-match near misses (has " + std::to_string(s.must_not_match.size()) + ")");
+    for (const auto &p : s.patterns)
+      if (p.pieces.weak) warn(s, p.pos, "pattern '" + p.name + "' has no literal of 3+ bytes: most lines will reach its program");
+    for (const auto &r : s.references)
+      if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);
+
+    std::set<uint32_t> exercised;
+    for (const auto &t : s.must_match) {
+      LineMatches m = match_line(pack, t.line);
+      std::set<std::string> others;
+      for (const auto &[p, fields] : m.patterns) {
+        uint32_t owner = pack.pattern(p)->entry();
+        if (owner == ei) exercised.insert(p);
+        else if (!pack.entry(owner)->deprecated()) others.insert(pack.entry(owner)->id()->str());
+      }
+      for (const auto &o : others)
+        warn(s, t.pos, "example also matches entry '" + o + "' (overlapping patterns: make one more specific, or relate them)");
+    }
+    for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++)
+      if (!exercised.count(p)) {
+        const auto &def = s.patterns[p - e->first_pattern()];
+        warn(s, def.pos, "pattern '" + def.name + "' is not exercised by any must-match line");
+      }
+  }
+}
+
+}  // namespace faultline

@@ -1,0 +1,16 @@
+// `flc lint`: what compiles but should not ship: too few examples, patterns
+// no example exercises, weak prefilter pieces, entries whose examples also
+// fire other entries (overlap), insecure references.
+#pragma once
+
+#include <vector>
+
+#include "../libcore/pack_reader.h"
+#include "diagnostic.h"
+#include "signature.h"
+
+namespace faultline {
+
+void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags);
+
+}  // namespace faultline

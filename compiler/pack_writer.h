@@ -1,0 +1,41 @@
+// Building a pack from compiled signatures: partition the pieces into DFAs
+// within a state budget, run Ragel for each, and serialize everything as the
+// FlatBuffers content behind the fixed header. Pairs with
+// libcore/pack_reader.cpp (reads it) and compiler/pack_dump.cpp (prints it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ragel_dfa.h"
+#include "signature.h"
+
+namespace faultline {
+
+struct BuildOptions {
+  std::string ragel = "ragel";     // executable
+  uint32_t state_budget = 20000;   // a DFA with more states is split in two
+  unsigned jobs = 2;               // Ragel runs in parallel
+  std::string pack_version = "0.1.0";
+  std::string emit_ragel_dir;      // when set, each DFA's .rl is written there
+};
+
+struct DfaStats {
+  uint32_t pieces = 0, states = 0, classes = 0, table_bytes = 0;
+  double seconds = 0;
+};
+
+struct BuildResult {
+  std::vector<uint8_t> bytes;  // the whole pack, header included
+  std::vector<DfaStats> dfas;
+  double seconds = 0;
+};
+
+// Throws RagelError (or std::runtime_error) when a DFA cannot be built.
+BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt);
+
+// Writes bytes to path atomically (temp file + rename).
+void write_file(const std::string &path, const std::vector<uint8_t> &bytes);
+
+}  // namespace faultline

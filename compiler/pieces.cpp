@@ -1,0 +1,162 @@
+#include "pieces.h"
+
+#include <algorithm>
+
+namespace faultline {
+namespace {
+
+using regex::AssertKind;
+using regex::Node;
+using regex::NodeKind;
+
+bool is_gap(const Node &n, const PieceOptions &opt) {
+  switch (n.kind) {
+    case NodeKind::kRepeat: {
+      const Node &body = *n.kids[0];
+      bool wide_body = body.kind == NodeKind::kBytes && static_cast<int>(body.bytes.count()) > opt.wide_class;
+      if (wide_body && (n.max < 0 || n.max > opt.wide_bounded)) return true;
+      return is_gap(body, opt);
+    }
+    case NodeKind::kConcat: case NodeKind::kAlt: case NodeKind::kGroup:
+      return std::any_of(n.kids.begin(), n.kids.end(), [&](const auto &k) { return is_gap(*k, opt); });
+    default: return false;
+  }
+}
+
+bool has_assert(const Node &n) {
+  if (n.kind == NodeKind::kAssert) return true;
+  return std::any_of(n.kids.begin(), n.kids.end(), [](const auto &k) { return has_assert(*k); });
+}
+
+// Top-level sequence of the pattern, looking through groups: captures do not
+// matter to the DFA.
+void flatten(const Node &n, std::vector<const Node *> *out) {
+  if (n.kind == NodeKind::kConcat) {
+    for (const auto &k : n.kids) flatten(*k, out);
+  } else if (n.kind == NodeKind::kGroup) {
+    flatten(*n.kids[0], out);
+  } else {
+    out->push_back(&n);
+  }
+}
+
+std::string bytes_to_ragel(const regex::ByteSet &s) {
+  std::string out;
+  int parts = 0;
+  for (int b = 0; b < 256;) {
+    if (!s.test(static_cast<size_t>(b))) {
+      b++;
+      continue;
+    }
+    int e = b;
+    while (e + 1 < 256 && s.test(static_cast<size_t>(e + 1))) e++;
+    if (parts++) out += " | ";
+    out += std::to_string(b);
+    if (e > b) out += ".." + std::to_string(e);
+    b = e + 1;
+  }
+  return parts > 1 ? "(" + out + ")" : out;
+}
+
+std::string node_to_ragel(const Node &n) {
+  switch (n.kind) {
+    case NodeKind::kEmpty: return "zlen";
+    // Zero-width assertions inside a piece are dropped: the piece then
+    // matches a superset, which is all a prefilter needs.
+    case NodeKind::kAssert: return "zlen";
+    case NodeKind::kBytes: return bytes_to_ragel(n.bytes);
+    case NodeKind::kGroup: return node_to_ragel(*n.kids[0]);
+    case NodeKind::kConcat: {
+      std::string out = "(";
+      for (size_t i = 0; i < n.kids.size(); i++) out += (i ? " . " : "") + node_to_ragel(*n.kids[i]);
+      return out + ")";
+    }
+    case NodeKind::kAlt: {
+      std::string out = "(";
+      for (size_t i = 0; i < n.kids.size(); i++) out += (i ? " | " : "") + node_to_ragel(*n.kids[i]);
+      return out + ")";
+    }
+    case NodeKind::kRepeat: {
+      std::string body = "(" + node_to_ragel(*n.kids[0]) + ")";
+      if (n.min == 0 && n.max < 0) return body + "*";
+      if (n.min == 1 && n.max < 0) return body + "+";
+      if (n.min == 0 && n.max == 1) return body + "?";
+      if (n.max < 0) return body + "{" + std::to_string(n.min) + ",}";
+      if (n.max == 0) return "zlen";
+      if (n.min == n.max) return body + "{" + std::to_string(n.min) + "}";
+      return body + "{" + std::to_string(n.min) + "," + std::to_string(n.max) + "}";
+    }
+  }
+  return "zlen";
+}
+
+int items_min_bytes(const std::vector<const Node *> &items) {
+  int sum = 0;
+  for (const Node *n : items) sum += regex::min_length(*n);
+  return sum;
+}
+
+}  // namespace
+
+PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
+  std::vector<const Node *> items;
+  flatten(*re.root, &items);
+
+  std::vector<Piece> pieces;
+  bool approximated = false;
+  Piece cur;
+  auto close = [&]() {
+    if (!cur.items.empty() || cur.anchored_start || cur.anchored_end) pieces.push_back(std::move(cur));
+    cur = Piece{};
+  };
+  for (size_t i = 0; i < items.size(); i++) {
+    const Node &n = *items[i];
+    if (is_gap(n, opt)) {
+      close();
+      approximated = true;
+      continue;
+    }
+    if (n.kind == NodeKind::kAssert) {
+      if (n.assertion == AssertKind::kLineStart && i == 0) {
+        cur.anchored_start = true;
+        continue;
+      }
+      if (n.assertion == AssertKind::kLineEnd && i + 1 == items.size()) {
+        cur.anchored_end = true;
+        continue;
+      }
+      approximated = true;  // dropped: see node_to_ragel
+      continue;
+    }
+    if (has_assert(n)) approximated = true;
+    cur.items.push_back(&n);
+  }
+  close();
+
+  for (Piece &p : pieces) p.min_bytes = items_min_bytes(p.items);
+  int best = 0;
+  for (const Piece &p : pieces) best = std::max(best, p.min_bytes);
+  if (best == 0) throw NoPieces("pattern can match without any specific text; it needs a literal of a few characters");
+
+  PatternPieces out;
+  out.weak = best < opt.min_piece_bytes;
+  // Weak pieces would fire on most lines; they stay out of the DFA unless
+  // nothing stronger exists. The program still checks them.
+  for (Piece &p : pieces) {
+    bool keep = out.weak ? p.min_bytes == best : p.min_bytes >= opt.min_piece_bytes;
+    if (keep) out.pieces.push_back(std::move(p));
+    else approximated = true;
+    if (out.weak && keep) break;  // one piece is enough when all are weak
+  }
+  out.exact = !approximated && out.pieces.size() == 1;
+  return out;
+}
+
+std::string piece_to_ragel(const Piece &piece) {
+  std::string out;
+  for (const Node *n : piece.items) out += (out.empty() ? "" : " . ") + node_to_ragel(*n);
+  if (piece.anchored_end) out += (out.empty() ? "" : " . ") + std::string("10");
+  return out.empty() ? "zlen" : "(" + out + ")";
+}
+
+}  // namespace faultline

@@ -1,0 +1,74 @@
+// One signature as flc reads it from YAML: the encyclopedia page, its
+// patterns and their compiled forms, and the source positions every later
+// diagnostic points at.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pieces.h"
+#include "program_compiler.h"
+#include "regex_ast.h"
+
+namespace faultline {
+
+// Where a YAML value sits in its file.
+struct SourcePos {
+  int line = 0, col = 0;  // 1-based
+};
+
+struct Symptom { std::string observe, why; };
+struct CommandLine { std::string run, explain; SourcePos pos; };
+struct Verification { std::string run, expect; SourcePos pos; };
+struct Reference { std::string title, url; };
+struct VersionScope { std::string component, range, note; };
+
+struct PatternDef {
+  std::string name, regex, source;
+  SourcePos pos;                 // of the regex scalar
+  int regex_col_offset = 0;      // columns between pos.col and the regex's first byte (the quote)
+  // Filled by compilation:
+  regex::Regex parsed;
+  Program program;
+  PatternPieces pieces;
+};
+
+struct MatchTest {
+  std::string line;
+  std::map<std::string, std::string> captures;
+  SourcePos pos;
+};
+
+struct NoMatchTest {
+  std::string line;
+  SourcePos pos;
+};
+
+struct Signature {
+  std::string file;       // path as given, for diagnostics
+  std::string rel_path;   // relative to the signatures root, stored in the pack
+  SourcePos id_pos;
+  std::string id, title, category, type;
+  bool deprecated = false;
+  std::vector<std::string> tags, affects;
+  std::vector<VersionScope> versions;
+  std::string summary, mechanism, root_cause, fingerprint;
+  std::vector<Symptom> symptoms;
+  std::vector<std::string> confirm, fix_steps, prevention;
+  std::vector<CommandLine> fix_commands;
+  std::vector<Verification> verify;
+  std::vector<Reference> references;
+  std::vector<std::string> related, causes;
+  SourcePos related_pos, causes_pos;
+  std::string severity, action, role;
+  std::string require = "any", scope = "rank";
+  uint32_t min_count = 1;
+  std::vector<PatternDef> patterns;
+  std::vector<MatchTest> must_match;
+  std::vector<NoMatchTest> must_not_match;
+};
+
+}  // namespace faultline

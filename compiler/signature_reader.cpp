@@ -1,0 +1,425 @@
+#include "signature_reader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "program_compiler.h"
+#include "regex_parser.h"
+#include "taxonomy.h"
+
+namespace fs = std::filesystem;
+
+namespace faultline {
+namespace {
+
+// Fields a signature may have; anything else is a typo worth an error.
+const std::set<std::string> kKnownKeys = {
+    "id", "deprecated", "title", "category", "type", "tags", "severity", "affects", "versions", "summary",
+    "mechanism", "symptoms", "confirm", "root_cause", "fix", "verify", "prevention", "fingerprint", "references",
+    "related", "action", "role", "causes", "patterns", "condition", "tests",
+};
+
+// Names a fix or verify command may use besides the entry's captures: the
+// framing fields every report carries.
+const std::set<std::string> kBuiltinPlaceholders = {"rank", "host"};
+
+class FileReader {
+ public:
+  FileReader(std::string path, const LoadOptions &opt, Diagnostics *diags) : path_(std::move(path)), opt_(opt), diags_(diags) {
+    std::ifstream f(path_);
+    std::string l;
+    while (std::getline(f, l)) lines_.push_back(l);
+  }
+
+  bool read(const std::string &rel_path, Signature *s);
+
+ private:
+  std::string path_;
+  const LoadOptions &opt_;
+  Diagnostics *diags_;
+  std::vector<std::string> lines_;
+  std::string entry_;
+  bool ok_ = true;
+
+  SourcePos pos(const YAML::Node &n) const {
+    YAML::Mark m = n.Mark();
+    if (m.is_null()) return {};
+    return {m.line + 1, m.column + 1};
+  }
+  std::string line_text(int line) const { return line >= 1 && line <= static_cast<int>(lines_.size()) ? lines_[line - 1] : ""; }
+
+  void error(SourcePos p, const std::string &msg) {
+    diags_->error(Diagnostic{Diagnostic::kError, path_, p.line, p.col, entry_, msg, line_text(p.line)});
+    ok_ = false;
+  }
+  void error(const YAML::Node &n, const std::string &msg) { error(pos(n), msg); }
+
+  // A required non-empty string field of map `m`.
+  std::string text(const YAML::Node &m, const char *key, bool required = true) {
+    YAML::Node v = m[key];
+    if (!v) {
+      if (required) error(m, std::string("missing field '") + key + "'");
+      return "";
+    }
+    if (!v.IsScalar()) {
+      error(v, std::string("field '") + key + "' must be text");
+      return "";
+    }
+    std::string s = v.as<std::string>();
+    check_not_placeholder(v, key, s);
+    return s;
+  }
+
+  void check_not_placeholder(const YAML::Node &n, const std::string &key, const std::string &s) {
+    std::string trimmed = s;
+    trimmed.erase(0, trimmed.find_first_not_of(" \t\n"));
+    trimmed.erase(trimmed.find_last_not_of(" \t\n") + 1);
+    static const std::set<std::string> placeholders = {"", "...", "TODO", "TBD", "FIXME", "XXX", "N/A", "tbd", "todo"};
+    if (placeholders.count(trimmed)) error(n, "field '" + key + "' is empty or a placeholder");
+    else if (trimmed.find("TODO") != std::string::npos || trimmed.find("FIXME") != std::string::npos)
+      error(n, "field '" + key + "' contains a TODO/FIXME");
+  }
+
+  std::vector<std::string> text_list(const YAML::Node &m, const char *key, size_t min_items, bool required = true) {
+    std::vector<std::string> out;
+    YAML::Node v = m[key];
+    if (!v) {
+      if (required) error(m, std::string("missing field '") + key + "'");
+      return out;
+    }
+    if (!v.IsSequence()) {
+      error(v, std::string("field '") + key + "' must be a list");
+      return out;
+    }
+    for (const auto &item : v) {
+      if (!item.IsScalar()) {
+        error(item, std::string("items of '") + key + "' must be text");
+        continue;
+      }
+      out.push_back(item.as<std::string>());
+      check_not_placeholder(item, key, out.back());
+    }
+    if (out.size() < min_items) error(v, std::string("field '") + key + "' needs at least " + std::to_string(min_items) + " item(s)");
+    return out;
+  }
+
+  template <typename F>
+  void map_list(const YAML::Node &m, const char *key, size_t min_items, F &&each, bool required = true) {
+    YAML::Node v = m[key];
+    if (!v) {
+      if (required) error(m, std::string("missing field '") + key + "'");
+      return;
+    }
+    if (!v.IsSequence()) {
+      error(v, std::string("field '") + key + "' must be a list");
+      return;
+    }
+    size_t count = 0;
+    for (const auto &item : v) {
+      if (!item.IsMap()) {
+        error(item, std::string("items of '") + key + "' must be maps");
+        continue;
+      }
+      each(item);
+      count++;
+    }
+    if (count < min_items) error(v, std::string("field '") + key + "' needs at least " + std::to_string(min_items) + " item(s)");
+  }
+
+  std::string closed_word(const YAML::Node &m, const char *key, const std::vector<std::string_view> &allowed) {
+    std::string w = text(m, key);
+    if (!w.empty() && taxonomy::index_of(allowed, w) < 0) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      error(m[key], std::string("'") + w + "' is not a valid " + key + " (one of: " + list + ")");
+    }
+    return w;
+  }
+
+  void check_duplicate_keys(const YAML::Node &m) {
+    std::set<std::string> seen;
+    for (const auto &kv : m) {
+      std::string k = kv.first.as<std::string>();
+      if (!seen.insert(k).second) error(kv.first, "duplicate field '" + k + "'");
+      if (!kKnownKeys.count(k)) error(kv.first, "unknown field '" + k + "' (see signatures/README.md)");
+    }
+  }
+
+  // Column of byte `index` of a scalar that starts at `start` (1-based), by
+  // re-reading its raw text: quotes and escapes shift columns.
+  int column_of(SourcePos start, size_t index) const {
+    std::string raw = line_text(start.line);
+    size_t i = static_cast<size_t>(start.col - 1);
+    if (i >= raw.size()) return start.col;
+    char quote = raw[i] == '\'' || raw[i] == '"' ? raw[i] : 0;
+    if (quote) i++;
+    for (size_t k = 0; k < index && i < raw.size(); k++) {
+      if (quote == '\'' && raw[i] == '\'' && i + 1 < raw.size() && raw[i + 1] == '\'') i += 2;
+      else if (quote == '"' && raw[i] == '\\') i += 2;
+      else i++;
+    }
+    return static_cast<int>(i) + 1;
+  }
+
+  void read_patterns(const YAML::Node &doc, Signature *s);
+  void read_tests(const YAML::Node &doc, Signature *s);
+  void check_placeholders(const Signature &s, const std::string &run, SourcePos p);
+};
+
+void FileReader::read_patterns(const YAML::Node &doc, Signature *s) {
+  std::set<std::string> names;
+  map_list(doc, "patterns", 1, [&](const YAML::Node &p) {
+    PatternDef def;
+    def.name = text(p, "name");
+    def.source = text(p, "source");
+    YAML::Node rx = p["regex"];
+    if (!rx || !rx.IsScalar()) {
+      error(p, "pattern needs a 'regex' (text)");
+      return;
+    }
+    def.regex = rx.as<std::string>();
+    def.pos = pos(rx);
+    static const std::regex ident("[a-z_][a-z0-9_]*");
+    if (!def.name.empty() && !std::regex_match(def.name, ident)) error(p["name"], "pattern name must match [a-z_][a-z0-9_]*");
+    if (!names.insert(def.name).second) error(p["name"], "duplicate pattern name '" + def.name + "'");
+    try {
+      def.parsed = regex::parse(def.regex);
+      def.program = compile_program(def.parsed);
+      def.pieces = split_pattern(def.parsed, opt_.pieces);
+    } catch (const regex::SyntaxError &e) {
+      bool one_line = def.regex.find('\n') == std::string::npos;
+      error(SourcePos{def.pos.line, one_line ? column_of(def.pos, e.pos) : def.pos.col},
+            "pattern '" + def.name + "': " + e.what());
+      return;
+    } catch (const std::exception &e) {
+      error(rx, "pattern '" + def.name + "': " + e.what());
+      return;
+    }
+    s->patterns.push_back(std::move(def));
+  });
+  if (s->patterns.size() > 64) error(doc["patterns"], "more than 64 patterns in one entry");
+}
+
+void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
+  YAML::Node tests = doc["tests"];
+  if (!tests) {
+    error(doc, "missing field 'tests'");
+    return;
+  }
+  if (!tests.IsMap()) {
+    error(tests, "'tests' must be a map with 'match' and 'no_match'");
+    return;
+  }
+  std::set<std::string> capture_names;
+  for (const auto &p : s->patterns)
+    for (const auto &n : p.parsed.capture_names) capture_names.insert(n);
+  YAML::Node m = tests["match"], nm = tests["no_match"];
+  if (!m || !m.IsSequence()) error(tests, "'tests.match' must be a list of lines");
+  else
+    for (const auto &item : m) {
+      MatchTest t;
+      t.pos = pos(item);
+      if (item.IsScalar()) {
+        t.line = item.as<std::string>();
+      } else if (item.IsMap() && item["line"] && item["line"].IsScalar()) {
+        t.line = item["line"].as<std::string>();
+        t.pos = pos(item["line"]);
+        if (YAML::Node caps = item["captures"]) {
+          if (!caps.IsMap()) error(caps, "'captures' must map capture names to expected text");
+          else
+            for (const auto &kv : caps) {
+              std::string name = kv.first.as<std::string>();
+              if (!capture_names.count(name)) error(kv.first, "no pattern of this entry captures '" + name + "'");
+              t.captures[name] = kv.second.as<std::string>();
+            }
+        }
+      } else {
+        error(item, "a match test is a line, or a map with 'line' and optional 'captures'");
+        continue;
+      }
+      if (t.line.find('\n') != std::string::npos) error(item, "a test line must not contain a newline");
+      s->must_match.push_back(std::move(t));
+    }
+  if (!nm || !nm.IsSequence()) error(tests, "'tests.no_match' must be a list of lines");
+  else
+    for (const auto &item : nm) {
+      if (!item.IsScalar()) {
+        error(item, "a no_match test is a line of text");
+        continue;
+      }
+      s->must_not_match.push_back(NoMatchTest{item.as<std::string>(), pos(item)});
+    }
+}
+
+void FileReader::check_placeholders(const Signature &s, const std::string &run, SourcePos p) {
+  std::set<std::string> known(kBuiltinPlaceholders);
+  for (const auto &pat : s.patterns)
+    for (const auto &n : pat.parsed.capture_names) known.insert(n);
+  for (size_t i = 0; i < run.size(); i++) {
+    if (run[i] != '{' || (i > 0 && run[i - 1] == '$')) continue;
+    size_t j = i + 1;
+    while (j < run.size() && (std::islower(static_cast<unsigned char>(run[j])) || std::isdigit(static_cast<unsigned char>(run[j])) || run[j] == '_')) j++;
+    if (j == i + 1 || j >= run.size() || run[j] != '}' || std::isdigit(static_cast<unsigned char>(run[i + 1]))) continue;
+    std::string name = run.substr(i + 1, j - i - 1);
+    if (!known.count(name)) error(p, "placeholder {" + name + "} is neither a capture of this entry nor one of {rank}, {host}");
+  }
+}
+
+bool FileReader::read(const std::string &rel_path, Signature *s) {
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(path_);
+  } catch (const YAML::Exception &e) {
+    error(SourcePos{e.mark.line + 1, e.mark.column + 1}, "YAML: " + e.msg);
+    return false;
+  }
+  if (!doc.IsMap()) {
+    error(SourcePos{1, 1}, "a signature file is a YAML map of fields");
+    return false;
+  }
+  s->file = path_;
+  s->rel_path = rel_path;
+  s->id = text(doc, "id");
+  s->id_pos = pos(doc["id"]);
+  entry_ = s->id;
+  check_duplicate_keys(doc);
+
+  static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
+  fs::path p(rel_path);
+  if (!s->id.empty() && !std::regex_match(s->id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
+  if (!s->id.empty() && p.stem().string() != s->id) error(doc["id"], "id '" + s->id + "' differs from the file name '" + p.filename().string() + "'");
+  if (YAML::Node d = doc["deprecated"]) {
+    if (!d.IsScalar() || (d.as<std::string>() != "true" && d.as<std::string>() != "false")) error(d, "'deprecated' must be true or false");
+    else s->deprecated = d.as<std::string>() == "true";
+  }
+  s->title = text(doc, "title");
+  s->category = closed_word(doc, "category", taxonomy::categories());
+  std::string folder = p.has_parent_path() ? p.parent_path().filename().string() : "";
+  if (!s->category.empty() && folder != s->category) error(doc["category"], "category '" + s->category + "' but the file is in folder '" + folder + "'");
+  s->type = closed_word(doc, "type", taxonomy::types());
+  s->tags = text_list(doc, "tags", 1);
+  s->severity = closed_word(doc, "severity", taxonomy::severities());
+  s->affects = text_list(doc, "affects", 1);
+  map_list(doc, "versions", 0, [&](const YAML::Node &v) {
+    s->versions.push_back(VersionScope{text(v, "component"), text(v, "range"), text(v, "note", false)});
+  }, false);
+  s->summary = text(doc, "summary");
+  s->mechanism = text(doc, "mechanism");
+  map_list(doc, "symptoms", 1, [&](const YAML::Node &v) { s->symptoms.push_back(Symptom{text(v, "observe"), text(v, "why")}); });
+  s->confirm = text_list(doc, "confirm", 1);
+  s->root_cause = text(doc, "root_cause");
+  if (YAML::Node fix = doc["fix"]; fix && fix.IsMap()) {
+    s->fix_steps = text_list(fix, "steps", 1);
+    map_list(fix, "commands", 1, [&](const YAML::Node &c) { s->fix_commands.push_back(CommandLine{text(c, "run"), text(c, "explain"), pos(c["run"])}); });
+  } else {
+    error(fix ? fix : doc, "'fix' must be a map with 'steps' and 'commands'");
+  }
+  map_list(doc, "verify", 1, [&](const YAML::Node &c) { s->verify.push_back(Verification{text(c, "run"), text(c, "expect"), pos(c["run"])}); });
+  s->prevention = text_list(doc, "prevention", 1);
+  s->fingerprint = text(doc, "fingerprint");
+  map_list(doc, "references", 1, [&](const YAML::Node &r) {
+    Reference ref{text(r, "title"), text(r, "url")};
+    if (!ref.url.empty() && ref.url.rfind("https://", 0) != 0 && ref.url.rfind("http://", 0) != 0) error(r["url"], "reference url must be an http(s) URL");
+    s->references.push_back(ref);
+  });
+  s->related = text_list(doc, "related", 0);
+  s->related_pos = pos(doc["related"]);
+  s->causes = text_list(doc, "causes", 0);
+  s->causes_pos = pos(doc["causes"]);
+  s->action = closed_word(doc, "action", taxonomy::actions());
+  s->role = closed_word(doc, "role", taxonomy::roles());
+  if (YAML::Node c = doc["condition"]) {
+    if (!c.IsMap()) {
+      error(c, "'condition' must be a map");
+    } else {
+      if (c["require"]) {
+        s->require = text(c, "require");
+        if (s->require != "any" && s->require != "all") error(c["require"], "condition.require is 'any' or 'all'");
+      }
+      if (c["scope"]) {
+        s->scope = text(c, "scope");
+        if (s->scope != "rank" && s->scope != "job") error(c["scope"], "condition.scope is 'rank' or 'job'");
+      }
+      if (YAML::Node mc = c["min_count"]) {
+        try {
+          int v = mc.as<int>();
+          if (v < 1 || v > 1000000) throw YAML::Exception(mc.Mark(), "range");
+          s->min_count = static_cast<uint32_t>(v);
+        } catch (const YAML::Exception &) {
+          error(mc, "condition.min_count must be a whole number from 1 to 1000000");
+        }
+      }
+      for (const auto &kv : c) {
+        std::string k = kv.first.as<std::string>();
+        if (k != "require" && k != "scope" && k != "min_count") error(kv.first, "unknown condition field '" + k + "'");
+      }
+    }
+  }
+  read_patterns(doc, s);
+  read_tests(doc, s);
+  for (const auto &c : s->fix_commands) check_placeholders(*s, c.run, c.pos);
+  for (const auto &v : s->verify) check_placeholders(*s, v.run, v.pos);
+  return ok_;
+}
+
+}  // namespace
+
+bool read_signature_file(const std::string &path, const std::string &rel_path, const LoadOptions &opt, Signature *out,
+                         Diagnostics *diags) {
+  FileReader r(path, opt, diags);
+  return r.read(rel_path, out);
+}
+
+std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    diags->error(Diagnostic{Diagnostic::kError, root, 0, 0, "", "not a directory of signatures", ""});
+    return {};
+  }
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it)
+    if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path().string());
+  std::sort(files.begin(), files.end());
+
+  std::vector<Signature> sigs;
+  for (const auto &f : files) {
+    Signature s;
+    if (read_signature_file(f, fs::relative(f, root).generic_string(), opt, &s, diags)) sigs.push_back(std::move(s));
+  }
+  std::sort(sigs.begin(), sigs.end(), [](const Signature &a, const Signature &b) { return a.id < b.id; });
+
+  std::map<std::string, const Signature *> by_id;
+  for (const auto &s : sigs) {
+    auto [it, fresh] = by_id.emplace(s.id, &s);
+    if (!fresh)
+      diags->error(Diagnostic{Diagnostic::kError, s.file, s.id_pos.line, s.id_pos.col, s.id,
+                              "duplicate id: also defined in " + it->second->file, ""});
+  }
+  auto check_refs = [&](const Signature &s, const std::vector<std::string> &ids, SourcePos p, const char *field) {
+    for (const auto &id : ids) {
+      if (id == s.id) diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names the entry itself", ""});
+      else if (!by_id.count(id))
+        diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names '" + id + "', which no signature defines", ""});
+    }
+  };
+  for (const auto &s : sigs) {
+    check_refs(s, s.related, s.related_pos, "related");
+    check_refs(s, s.causes, s.causes_pos, "causes");
+  }
+  return sigs;
+}
+
+std::string read_pack_version(const std::string &root) {
+  std::ifstream f(fs::path(root) / "PACK_VERSION");
+  std::string v;
+  if (!(f >> v)) return "0.1.0";
+  return v;
+}
+
+}  // namespace faultline

@@ -1,0 +1,102 @@
+#include "signature_tests.h"
+
+#include <cstring>
+#include <memory>
+
+#include "../libcore/line_matcher.h"
+
+namespace faultline {
+namespace {
+
+struct Collect {
+  const PackView *pack;
+  const std::string *line;
+  LineMatches *out;
+};
+
+void on_match(void *ctx, uint32_t pattern, const int32_t *slots) {
+  auto *c = static_cast<Collect *>(ctx);
+  auto &fields = c->out->patterns[pattern];
+  if (!slots) return;
+  const auto *names = c->pack->pattern(pattern)->capture_names();
+  for (uint32_t g = 0; names && g < names->size(); g++) {
+    int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
+    if (a >= 0 && b >= a) fields[names->Get(g)->str()] = c->line->substr(static_cast<size_t>(a), static_cast<size_t>(b - a));
+  }
+}
+
+std::string quote(const std::string &s) { return "\"" + (s.size() > 160 ? s.substr(0, 160) + "..." : s) + "\""; }
+
+}  // namespace
+
+LineMatches match_line(const PackView &pack, const std::string &line) {
+  LineMatches m;
+  LineMatcher matcher;
+  if (matcher.create(&pack) != Status::kOk) throw std::bad_alloc();
+  Collect c{&pack, &line, &m};
+  matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c);
+  return m;
+}
+
+TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
+  TestSummary sum;
+  LineMatcher matcher;
+  if (matcher.create(&pack) != Status::kOk) throw std::bad_alloc();
+  // Patterns of an entry, by pack index: entries are stored in id order,
+  // the same order as sigs.
+  for (uint32_t ei = 0; ei < sigs.size(); ei++) {
+    const Signature &s = sigs[ei];
+    const fb::Entry *e = pack.entry(ei);
+    if (e->id()->str() != s.id) throw std::runtime_error("pack does not correspond to the signatures (entry " + s.id + ")");
+    auto matches_entry = [&](const std::string &line, std::map<std::string, std::string> *fields) {
+      LineMatches m;
+      Collect c{&pack, &line, &m};
+      matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c);
+      bool hit = false;
+      for (const auto &[p, f] : m.patterns) {
+        if (p < e->first_pattern() || p >= e->first_pattern() + e->pattern_count()) continue;
+        if (!hit && fields) *fields = f;
+        else if (fields)
+          for (const auto &kv : f) fields->emplace(kv.first, kv.second);
+        hit = true;
+      }
+      // The prefilter must never lose a match: the programs alone decide
+      // the same. A disagreement is a compiler bug, not a signature bug.
+      bool vm_hit = false;
+      for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++) {
+        ProgramView prog = pack.program(p);
+        std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
+        std::vector<int32_t> slots(prog.slot_count);
+        void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
+        vm_hit = vm_hit || pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()), line.size(), aligned, slots.data());
+      }
+      if (vm_hit != hit)
+        throw std::logic_error("flc bug: the DFA prefilter and the confirmation program disagree on a line of " + s.id);
+      return hit;
+    };
+    auto fail = [&](SourcePos p, const std::string &msg) {
+      sum.failures++;
+      diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, msg, ""});
+    };
+    for (const auto &t : s.must_match) {
+      sum.lines++;
+      std::map<std::string, std::string> fields;
+      if (!matches_entry(t.line, &fields)) {
+        fail(t.pos, "must-match line does not match any pattern: " + quote(t.line));
+        continue;
+      }
+      for (const auto &[name, want] : t.captures) {
+        auto it = fields.find(name);
+        if (it == fields.end()) fail(t.pos, "capture '" + name + "' is unset, expected " + quote(want));
+        else if (it->second != want) fail(t.pos, "capture '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
+      }
+    }
+    for (const auto &t : s.must_not_match) {
+      sum.lines++;
+      if (matches_entry(t.line, nullptr)) fail(t.pos, "must-not-match line matches: " + quote(t.line));
+    }
+  }
+  return sum;
+}
+
+}  // namespace faultline

@@ -1,0 +1,32 @@
+// `flc test`: every entry's embedded examples run against the compiled pack
+// with the runtime's own matcher, so a pack that ships is a pack whose
+// examples pass.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../libcore/pack_reader.h"
+#include "diagnostic.h"
+#include "signature.h"
+
+namespace faultline {
+
+// What matched one line: pattern index -> captured fields (name -> text).
+struct LineMatches {
+  std::map<uint32_t, std::map<std::string, std::string>> patterns;
+};
+
+// Runs the pack's matcher over one line.
+LineMatches match_line(const PackView &pack, const std::string &line);
+
+struct TestSummary {
+  size_t lines = 0, failures = 0;
+};
+
+// Checks every must-match / must-not-match line of `sigs` against `pack`
+// (which must have been built from them) and adds an error per failure.
+TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags);
+
+}  // namespace faultline

@@ -1,0 +1,19 @@
+// The closed vocabularies of the signature format: failure types (from the
+// project's taxonomy, never renamed), categories, severities, actions, roles.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace faultline::taxonomy {
+
+const std::vector<std::string_view> &types();
+const std::vector<std::string_view> &categories();
+const std::vector<std::string_view> &severities();  // index = fb::Severity
+const std::vector<std::string_view> &actions();     // index = fb::Action
+const std::vector<std::string_view> &roles();       // index = fb::Role
+
+// Index of `word` in `list`, or -1.
+int index_of(const std::vector<std::string_view> &list, std::string_view word);
+
+}  // namespace faultline::taxonomy

@@ -1,0 +1,79 @@
+#include "line_matcher.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace faultline {
+
+LineMatcher::~LineMatcher() {
+  std::free(seen_);
+  std::free(full_mask_);
+  std::free(touched_);
+  std::free(complete_);
+  std::free(slots_);
+  std::free(vm_scratch_);
+}
+
+Status LineMatcher::create(const PackView *pack) {
+  pack_ = pack;
+  const uint32_t n = pack->pattern_count();
+  const size_t words = n ? n : 1;
+  seen_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
+  full_mask_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
+  touched_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
+  complete_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
+  const uint32_t max_slots = pack->root->max_slot_count() ? pack->root->max_slot_count() : 2;
+  slots_ = static_cast<int32_t *>(std::calloc(max_slots, sizeof(int32_t)));
+  // Zeroed once: the VM's sparse sets tolerate stale contents but must not
+  // read uninitialised memory.
+  const uint32_t max_insns = pack->root->max_program_insns() ? pack->root->max_program_insns() : 1;
+  vm_scratch_ = std::calloc(1, pike_scratch_bytes(max_insns, max_slots));
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_) return Status::kNoMem;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t pieces = pack->pattern(i)->piece_count();
+    full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
+  }
+  return Status::kOk;
+}
+
+uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx) {
+  const fb::Pack *root = pack_->root;
+  const auto *pieces = root->pieces();
+  touched_count_ = 0;
+  complete_count_ = 0;
+  for (uint32_t d = 0; d < pack_->dfa_count(); d++) {
+    DfaView dfa = pack_->dfa(d);
+    dfa_run(dfa, line, len, [&](uint32_t state) {
+      for (const uint32_t *a = dfa.accepts_begin(state); a != dfa.accepts_end(state); ++a) {
+        const fb::Piece *piece = pieces->Get(*a);
+        uint32_t p = piece->pattern();
+        uint32_t before = seen_[p];
+        uint32_t after = before | (1u << piece->bit());
+        if (after == before) continue;
+        if (before == 0) touched_[touched_count_++] = p;
+        seen_[p] = after;
+        if (after == full_mask_[p]) complete_[complete_count_++] = p;
+      }
+    });
+  }
+  for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
+
+  uint32_t matches = 0;
+  for (uint32_t i = 0; i < complete_count_; i++) {
+    uint32_t p = complete_[i];
+    const fb::Pattern *pat = pack_->pattern(p);
+    if (pat->exact() && pat->slot_count() == 2) {
+      matches++;
+      on_match(ctx, p, nullptr);
+      continue;
+    }
+    ProgramView prog = pack_->program(p);
+    if (pike_match(prog, line, len, vm_scratch_, slots_)) {
+      matches++;
+      on_match(ctx, p, slots_);
+    }
+  }
+  return matches;
+}
+
+}  // namespace faultline

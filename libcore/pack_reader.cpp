@@ -1,0 +1,241 @@
+#include "pack_reader.h"
+
+#include "hash.h"
+
+namespace faultline {
+namespace {
+
+// Limits for the FlatBuffers verifier: far above any real pack, low enough
+// that a crafted one cannot make verification itself expensive.
+constexpr uint32_t kVerifierMaxDepth = 16;
+constexpr uint32_t kVerifierMaxTables = 4u << 20;
+constexpr uint32_t kMaxSlotCount = 2 * 65;  // 64 named captures + the whole match
+constexpr uint32_t kMaxPiecesPerPattern = 32;
+
+template <typename T>
+uint32_t vsize(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
+
+Status corrupt(ErrorText *err, const char *what, uint32_t index) {
+  err->set("pack is corrupt: %s (at index %u)", what, index);
+  return Status::kPackCorrupt;
+}
+
+Status check_entries(const fb::Pack *pack, ErrorText *err) {
+  const uint32_t n = vsize(pack->entries()), patterns = vsize(pack->patterns());
+  for (uint32_t i = 0; i < n; i++) {
+    const fb::Entry *e = pack->entries()->Get(i);
+    // Enum values are not checked by the verifier; a report would index
+    // name tables with them.
+    if (static_cast<unsigned>(e->severity()) > static_cast<unsigned>(fb::Severity::MAX)) return corrupt(err, "entry severity out of range", i);
+    if (static_cast<unsigned>(e->role()) > static_cast<unsigned>(fb::Role::MAX)) return corrupt(err, "entry role out of range", i);
+    if (static_cast<unsigned>(e->action()) > static_cast<unsigned>(fb::Action::MAX)) return corrupt(err, "entry action out of range", i);
+    const fb::Condition *c = e->condition();
+    if (!c || c->min_count() == 0) return corrupt(err, "entry condition missing or zero count", i);
+    if (static_cast<unsigned>(c->require()) > static_cast<unsigned>(fb::Require::MAX) ||
+        static_cast<unsigned>(c->scope()) > static_cast<unsigned>(fb::Scope::MAX))
+      return corrupt(err, "entry condition out of range", i);
+    if (e->first_pattern() > patterns || e->pattern_count() > patterns - e->first_pattern())
+      return corrupt(err, "entry pattern range outside the pattern table", i);
+    if (e->related())
+      for (uint32_t r : *e->related())
+        if (r >= n) return corrupt(err, "related entry index out of range", i);
+    if (e->causes())
+      for (uint32_t r : *e->causes())
+        if (r >= n) return corrupt(err, "causal edge to a missing entry", i);
+  }
+  return Status::kOk;
+}
+
+Status check_patterns(const fb::Pack *pack, ErrorText *err) {
+  const uint32_t n = vsize(pack->patterns()), entries = vsize(pack->entries());
+  for (uint32_t i = 0; i < n; i++) {
+    const fb::Pattern *p = pack->patterns()->Get(i);
+    if (p->entry() >= entries) return corrupt(err, "pattern names a missing entry", i);
+    const fb::Entry *e = pack->entries()->Get(p->entry());
+    if (i < e->first_pattern() || i - e->first_pattern() >= e->pattern_count())
+      return corrupt(err, "pattern is not inside its entry's pattern range", i);
+    if (p->piece_count() == 0 || p->piece_count() > kMaxPiecesPerPattern) return corrupt(err, "pattern piece count", i);
+    const uint32_t words = vsize(p->program()), class_bytes = vsize(p->classes());
+    if (words == 0 || words % 2 != 0) return corrupt(err, "program length", i);
+    if (class_bytes % 32 != 0) return corrupt(err, "program class table length", i);
+    if (p->slot_count() != 2 * (vsize(p->capture_names()) + 1) || p->slot_count() > pack->max_slot_count())
+      return corrupt(err, "program capture slot count", i);
+    if (words / 2 > pack->max_program_insns()) return corrupt(err, "program longer than the pack's maximum", i);
+    ProgramView pv{p->program()->data(), words / 2, p->classes() ? p->classes()->data() : nullptr, class_bytes / 32,
+                   p->slot_count()};
+    if (!program_is_valid(pv)) return corrupt(err, "program has an invalid instruction or target", i);
+  }
+  return Status::kOk;
+}
+
+Status check_pieces(const fb::Pack *pack, ErrorText *err) {
+  const uint32_t n = vsize(pack->pieces()), patterns = vsize(pack->patterns());
+  for (uint32_t i = 0; i < n; i++) {
+    const fb::Piece *pc = pack->pieces()->Get(i);
+    if (pc->pattern() >= patterns) return corrupt(err, "piece names a missing pattern", i);
+    if (pc->bit() >= pack->patterns()->Get(pc->pattern())->piece_count()) return corrupt(err, "piece bit out of range", i);
+  }
+  return Status::kOk;
+}
+
+Status check_dfa(const fb::Dfa *d, uint32_t piece_count, uint32_t i, ErrorText *err) {
+  const uint32_t states = d->state_count(), classes = d->class_count();
+  if (states == 0 || classes == 0 || classes > 256) return corrupt(err, "DFA state or class count", i);
+  if (vsize(d->class_map()) != 256) return corrupt(err, "DFA class map is not 256 entries", i);
+  for (uint8_t c : *d->class_map())
+    if (c >= classes) return corrupt(err, "DFA class map entry out of range", i);
+  const uint64_t cells = static_cast<uint64_t>(states) * classes;
+  int present = (d->trans8() != nullptr) + (d->trans16() != nullptr) + (d->trans32() != nullptr);
+  if (present != 1) return corrupt(err, "DFA must have exactly one transition table", i);
+  uint64_t max_target = 0, size = 0;
+  if (d->trans8()) {
+    size = d->trans8()->size();
+    for (uint8_t t : *d->trans8()) max_target = t > max_target ? t : max_target;
+  } else if (d->trans16()) {
+    size = d->trans16()->size();
+    for (uint16_t t : *d->trans16()) max_target = t > max_target ? t : max_target;
+  } else {
+    size = d->trans32()->size();
+    for (uint32_t t : *d->trans32()) max_target = t > max_target ? t : max_target;
+  }
+  if (size != cells) return corrupt(err, "DFA transition table size", i);
+  if (max_target >= states) return corrupt(err, "DFA transition to a missing state", i);
+  if (d->start() >= states || d->accept_base() > states) return corrupt(err, "DFA start state or accept base", i);
+  const uint32_t accepting = states - d->accept_base();
+  if (vsize(d->accept_offsets()) != accepting + 1) return corrupt(err, "DFA accept offsets length", i);
+  const uint32_t accepts = vsize(d->accepts());
+  uint32_t prev = 0;
+  for (uint32_t off : *d->accept_offsets()) {
+    if (off < prev || off > accepts) return corrupt(err, "DFA accept offsets not ascending within the list", i);
+    prev = off;
+  }
+  if (accepts > 0)
+    for (uint32_t a : *d->accepts())
+      if (a >= piece_count) return corrupt(err, "DFA accepts a missing piece", i);
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status read_header(const uint8_t *bytes, size_t size, PackHeader *out, ErrorText *err) {
+  if (size < 4 || std::memcmp(bytes, kPackMagic, 4) != 0) {
+    err->set("not a faultline pack (no FLPK magic)");
+    return Status::kNotAPack;
+  }
+  if (size < kPackHeaderBytes) {
+    err->set("pack is truncated: %zu bytes, the header alone is %u", size, kPackHeaderBytes);
+    return Status::kPackCorrupt;
+  }
+  PackHeader h = read_pack_header(bytes);
+  if (h.format_major != kPackFormatMajor) {
+    err->set("pack format %u.%u is not readable by this runtime (format %u.%u)", h.format_major, h.format_minor,
+             kPackFormatMajor, kPackFormatMinor);
+    return Status::kPackVersion;
+  }
+  if (h.header_bytes < kPackHeaderBytes || h.header_bytes % 8 != 0 || h.header_bytes > size) {
+    err->set("pack header size %u is invalid", h.header_bytes);
+    return Status::kPackCorrupt;
+  }
+  if (h.total_bytes != size) {
+    err->set("pack length mismatch: header says %llu bytes, got %zu (truncated or padded)",
+             static_cast<unsigned long long>(h.total_bytes), size);
+    return Status::kPackCorrupt;
+  }
+  *out = h;
+  return Status::kOk;
+}
+
+Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorText *err) {
+  *out = PackView{};
+  if (!bytes) {
+    err->set("pack bytes are NULL");
+    return Status::kInvalidArg;
+  }
+  if (reinterpret_cast<uintptr_t>(bytes) % 8 != 0) {
+    err->set("pack memory must be 8-byte aligned for zero-copy reading");
+    return Status::kInvalidArg;
+  }
+  PackHeader h;
+  Status st = read_header(bytes, size, &h, err);
+  if (st != Status::kOk) return st;
+  const uint8_t *content = bytes + h.header_bytes;
+  const size_t content_size = size - h.header_bytes;
+  uint64_t hash = xxh64(content, content_size);
+  if (hash != h.content_hash) {
+    err->set("pack content hash mismatch: header %016llx, content %016llx", static_cast<unsigned long long>(h.content_hash),
+             static_cast<unsigned long long>(hash));
+    return Status::kPackCorrupt;
+  }
+  if (!fb::PackBufferHasIdentifier(content)) {
+    err->set("pack content lacks the FLPK FlatBuffers identifier");
+    return Status::kPackCorrupt;
+  }
+  flatbuffers::Verifier verifier(content, content_size, kVerifierMaxDepth, kVerifierMaxTables, true);
+  if (!fb::VerifyPackBuffer(verifier)) {
+    err->set("pack content failed FlatBuffers verification");
+    return Status::kPackCorrupt;
+  }
+  const fb::Pack *root = fb::GetPack(content);
+  if (!root->entries() || !root->patterns() || !root->pieces() || !root->dfas()) {
+    err->set("pack is corrupt: a required table is missing");
+    return Status::kPackCorrupt;
+  }
+  if (root->max_program_insns() > kMaxProgramInsns || root->max_slot_count() > kMaxSlotCount) {
+    err->set("pack is corrupt: program limits out of range");
+    return Status::kPackCorrupt;
+  }
+  if (h.entry_count != root->entries()->size() || h.pattern_count != root->patterns()->size() ||
+      h.dfa_count != root->dfas()->size()) {
+    err->set("pack is corrupt: header counts disagree with the content");
+    return Status::kPackCorrupt;
+  }
+  if ((st = check_entries(root, err)) != Status::kOk) return st;
+  if ((st = check_patterns(root, err)) != Status::kOk) return st;
+  if ((st = check_pieces(root, err)) != Status::kOk) return st;
+  for (uint32_t i = 0; i < root->dfas()->size(); i++)
+    if ((st = check_dfa(root->dfas()->Get(i), root->pieces()->size(), i, err)) != Status::kOk) return st;
+  if (root->framing())
+    for (uint32_t i = 0; i < root->framing()->size(); i++)
+      if (root->framing()->Get(i)->pattern() >= root->patterns()->size()) return corrupt(err, "framing names a missing pattern", i);
+  out->bytes = bytes;
+  out->size = size;
+  out->header = h;
+  out->root = root;
+  return Status::kOk;
+}
+
+DfaView PackView::dfa(uint32_t i) const {
+  const fb::Dfa *d = root->dfas()->Get(i);
+  DfaView v;
+  v.state_count = d->state_count();
+  v.class_count = d->class_count();
+  v.start = d->start();
+  v.accept_base = d->accept_base();
+  v.class_map = d->class_map()->data();
+  if (d->trans8()) {
+    v.width = 1;
+    v.trans = d->trans8()->data();
+  } else if (d->trans16()) {
+    v.width = 2;
+    v.trans = d->trans16()->data();
+  } else {
+    v.width = 4;
+    v.trans = d->trans32()->data();
+  }
+  v.accept_offsets = d->accept_offsets()->data();
+  v.accepts = d->accepts() ? d->accepts()->data() : nullptr;
+  return v;
+}
+
+ProgramView PackView::program(uint32_t pattern_index) const {
+  const fb::Pattern *p = pattern(pattern_index);
+  ProgramView v;
+  v.insns = p->program()->data();
+  v.insn_count = p->program()->size() / 2;
+  v.classes = p->classes() ? p->classes()->data() : nullptr;
+  v.class_count = p->classes() ? p->classes()->size() / 32 : 0;
+  v.slot_count = p->slot_count();
+  return v;
+}
+
+}  // namespace faultline

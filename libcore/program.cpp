@@ -1,0 +1,196 @@
+// Pike VM over confirmation programs (see program.h). Threads live in two
+// sparse sets indexed by pc; each keeps its own capture slots. Priority order
+// is the order threads are added, which yields leftmost-first submatches.
+#include "program.h"
+
+#include <cstring>
+
+namespace faultline {
+namespace {
+
+bool is_word_byte(uint8_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// One list of threads: dense[] in priority order, sparse[pc] -> index.
+struct ThreadList {
+  uint32_t *sparse;
+  uint32_t *dense;
+  int32_t *caps;  // slot_count per dense entry
+  uint32_t size;
+
+  bool contains(uint32_t pc) const {
+    uint32_t i = sparse[pc];
+    return i < size && dense[i] == pc;
+  }
+};
+
+// Explicit stack frame for following epsilon edges without recursion: either
+// "visit pc" or "restore slot to value" (undoing a Save on the way back).
+struct Frame {
+  uint32_t pc_or_slot;
+  int32_t restore_value;
+  uint32_t is_restore;
+};
+
+struct Vm {
+  const ProgramView &p;
+  const uint8_t *line;
+  size_t len;
+  Frame *stack;
+  int32_t *work;  // current capture slots while following epsilons
+
+  bool check_assert(uint32_t kind, size_t at) const {
+    switch (kind) {
+      case kAssertLineStart: return at == 0;
+      case kAssertLineEnd: return at == len;
+      case kAssertWordBoundary:
+      case kAssertNotWordBoundary: {
+        bool before = at > 0 && is_word_byte(line[at - 1]);
+        bool after = at < len && is_word_byte(line[at]);
+        return (before != after) == (kind == kAssertWordBoundary);
+      }
+      default: return false;
+    }
+  }
+
+  // Adds pc and everything reachable from it by epsilon edges at position
+  // `at`, with capture slots `work` (modified and restored in place).
+  void add(ThreadList &list, uint32_t pc0, size_t at) {
+    uint32_t top = 0;
+    stack[top++] = Frame{pc0, 0, 0};
+    while (top > 0) {
+      Frame f = stack[--top];
+      if (f.is_restore) {
+        work[f.pc_or_slot] = f.restore_value;
+        continue;
+      }
+      uint32_t pc = f.pc_or_slot;
+      if (list.contains(pc)) continue;
+      uint32_t idx = list.size++;
+      list.sparse[pc] = idx;
+      list.dense[idx] = pc;
+      uint32_t w0 = p.insns[2 * pc], y = p.insns[2 * pc + 1];
+      uint32_t x = insn_x(w0);
+      switch (insn_op(w0)) {
+        case kOpJump: stack[top++] = Frame{x, 0, 0}; break;
+        case kOpSplit:
+          stack[top++] = Frame{y, 0, 0};  // pushed first: runs second
+          stack[top++] = Frame{x, 0, 0};
+          break;
+        case kOpSave:
+          stack[top++] = Frame{x, work[x], 1};
+          work[x] = static_cast<int32_t>(at);
+          stack[top++] = Frame{pc + 1, 0, 0};
+          break;
+        case kOpAssert:
+          if (check_assert(x, at)) stack[top++] = Frame{pc + 1, 0, 0};
+          break;
+        default:
+          // A consuming or matching instruction: the thread waits here with
+          // a copy of the slots as they are now.
+          std::memcpy(list.caps + static_cast<size_t>(idx) * p.slot_count, work, p.slot_count * sizeof(int32_t));
+          break;
+      }
+    }
+  }
+};
+
+bool consumes(const ProgramView &p, uint32_t w0, uint8_t c) {
+  uint32_t x = insn_x(w0);
+  switch (insn_op(w0)) {
+    case kOpByte: return x == c;
+    case kOpClass: return (p.classes[static_cast<size_t>(x) * 32 + c / 8] >> (c % 8)) & 1u;
+    case kOpAny: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool program_is_valid(const ProgramView &p) {
+  if (p.insn_count == 0 || p.insn_count > kMaxProgramInsns || p.slot_count < 2 || p.slot_count % 2 != 0) return false;
+  bool has_match = false;
+  for (uint32_t pc = 0; pc < p.insn_count; pc++) {
+    uint32_t w0 = p.insns[2 * pc], y = p.insns[2 * pc + 1];
+    uint32_t x = insn_x(w0);
+    switch (insn_op(w0)) {
+      case kOpByte: if (x > 255) return false; break;
+      case kOpClass: if (x >= p.class_count) return false; break;
+      case kOpAny: break;
+      case kOpSplit: if (x >= p.insn_count || y >= p.insn_count) return false; break;
+      case kOpJump: if (x >= p.insn_count) return false; break;
+      case kOpSave: if (x >= p.slot_count) return false; break;
+      case kOpAssert: if (x >= kAssertCount) return false; break;
+      case kOpMatch: has_match = true; break;
+      default: return false;
+    }
+    // Falling through from a non-jumping instruction must stay in range.
+    Op op = insn_op(w0);
+    if (op != kOpJump && op != kOpSplit && op != kOpMatch && pc + 1 >= p.insn_count) return false;
+  }
+  return has_match;
+}
+
+static size_t align8(size_t n) { return (n + 7) & ~static_cast<size_t>(7); }
+
+size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots) {
+  size_t n = max_insns;
+  size_t list = align8(2 * n * sizeof(uint32_t)) + align8(n * max_slots * sizeof(int32_t));
+  // Each pc is visited once per add() and each Save pushes a restore frame,
+  // plus a split pushes two: 3 frames per instruction bound the stack.
+  size_t stack = align8(3 * (n + 1) * sizeof(Frame));
+  return 2 * list + stack + align8(max_slots * sizeof(int32_t));
+}
+
+bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots) {
+  const uint32_t n = p.insn_count, ns = p.slot_count;
+  uint8_t *mem = static_cast<uint8_t *>(scratch);
+  auto take = [&mem](size_t bytes) {
+    uint8_t *r = mem;
+    mem += align8(bytes);
+    return r;
+  };
+  ThreadList lists[2];
+  for (auto &l : lists) {
+    l.sparse = reinterpret_cast<uint32_t *>(take(2 * n * sizeof(uint32_t)));
+    l.dense = l.sparse + n;
+    l.caps = reinterpret_cast<int32_t *>(take(static_cast<size_t>(n) * ns * sizeof(int32_t)));
+    l.size = 0;
+  }
+  Frame *stack = reinterpret_cast<Frame *>(take(3 * (n + 1) * sizeof(Frame)));
+  int32_t *work = reinterpret_cast<int32_t *>(take(ns * sizeof(int32_t)));
+
+  Vm vm{p, line, len, stack, work};
+  ThreadList *cur = &lists[0], *next = &lists[1];
+  bool matched = false;
+  for (size_t at = 0; at <= len; at++) {
+    if (!matched) {
+      // A new attempt starting here, at lower priority than older threads.
+      for (uint32_t s = 0; s < ns; s++) work[s] = -1;
+      vm.add(*cur, 0, at);
+    }
+    if (cur->size == 0) break;
+    next->size = 0;
+    for (uint32_t i = 0; i < cur->size; i++) {
+      uint32_t pc = cur->dense[i];
+      uint32_t w0 = p.insns[2 * pc];
+      const int32_t *caps = cur->caps + static_cast<size_t>(i) * ns;
+      if (insn_op(w0) == kOpMatch) {
+        std::memcpy(slots, caps, ns * sizeof(int32_t));
+        matched = true;
+        break;  // lower-priority threads lose to this match
+      }
+      if (at < len && consumes(p, w0, line[at])) {
+        std::memcpy(work, caps, ns * sizeof(int32_t));
+        vm.add(*next, pc + 1, at + 1);
+      }
+    }
+    ThreadList *t = cur;
+    cur = next;
+    next = t;
+  }
+  return matched;
+}
+
+}  // namespace faultline

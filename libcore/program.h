@@ -1,0 +1,59 @@
+// Confirmation programs: the whole pattern of a signature compiled to a small
+// Thompson-NFA instruction list, run by a Pike VM on the rare lines where the
+// DFA prefilter saw every piece of the pattern. The VM decides the match with
+// leftmost-first (Perl/RE2) semantics and extracts the named captures, in time
+// linear in the line length times the program length, with no backtracking.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace faultline {
+
+// An instruction is two 32-bit words: word 0 holds the opcode in its low 8
+// bits and argument x in its high 24 bits; word 1 holds argument y.
+enum Op : uint8_t {
+  kOpByte = 0,    // x: the byte to match
+  kOpClass = 1,   // x: index of a 32-byte bitmap in the class table
+  kOpAny = 2,     // any byte (lines never contain '\n')
+  kOpSplit = 3,   // try x first, then y
+  kOpJump = 4,    // continue at x
+  kOpSave = 5,    // x: capture slot (2*group = start, 2*group+1 = end)
+  kOpAssert = 6,  // x: AssertOp
+  kOpMatch = 7,
+};
+inline constexpr uint8_t kOpCount = 8;
+
+enum AssertOp : uint8_t { kAssertLineStart = 0, kAssertLineEnd = 1, kAssertWordBoundary = 2, kAssertNotWordBoundary = 3 };
+inline constexpr uint8_t kAssertCount = 4;
+
+inline constexpr uint32_t kMaxProgramInsns = 1u << 20;  // x is 24 bits wide
+
+inline uint32_t insn_word0(Op op, uint32_t x) { return static_cast<uint32_t>(op) | (x << 8); }
+inline Op insn_op(uint32_t word0) { return static_cast<Op>(word0 & 0xffu); }
+inline uint32_t insn_x(uint32_t word0) { return word0 >> 8; }
+
+// A program as it lies in the pack (borrowed views).
+struct ProgramView {
+  const uint32_t *insns = nullptr;  // 2 words per instruction
+  uint32_t insn_count = 0;
+  const uint8_t *classes = nullptr;  // 32 bytes per class bitmap, bit b = byte b
+  uint32_t class_count = 0;
+  uint32_t slot_count = 0;  // 2 * (named captures + 1)
+};
+
+// Checks that every jump, split, class and save index of `p` is in range and
+// that every opcode is known: what the pack verifier runs before any VM use.
+bool program_is_valid(const ProgramView &p);
+
+// Working memory for one VM run, sized for the largest program of a pack.
+// The caller owns `memory`; pike_scratch_bytes() says how much it needs.
+size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots);
+
+// Runs the program over `line`. On a match returns true and fills
+// slots[0 .. p.slot_count) with byte offsets (-1 for a group that did not
+// take part). `scratch` must hold pike_scratch_bytes(p.insn_count,
+// p.slot_count) bytes, 8-byte aligned. Allocates nothing.
+bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots);
+
+}  // namespace faultline
