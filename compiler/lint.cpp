@@ -1,5 +1,6 @@
 #include "lint.h"
 
+#include <algorithm>
 #include <set>
 
 #include "signature_tests.h"
@@ -33,8 +34,17 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
         if (owner == ei) exercised.insert(p);
         else if (!pack.entry(owner)->deprecated()) others.insert(pack.entry(owner)->id()->str());
       }
-      for (const auto &o : others)
+      for (const auto &o : others) {
+        // Overlap between entries that name each other is by design (a
+        // specific cause and its generic form); only unrelated ones warn.
+        auto names = [&](const Signature &x, const std::string &id) {
+          return std::find(x.related.begin(), x.related.end(), id) != x.related.end() ||
+                 std::find(x.causes.begin(), x.causes.end(), id) != x.causes.end();
+        };
+        auto other = std::find_if(sigs.begin(), sigs.end(), [&](const Signature &x) { return x.id == o; });
+        if (names(s, o) || (other != sigs.end() && names(*other, s.id))) continue;
         warn(s, t.pos, "example also matches entry '" + o + "' (overlapping patterns: make one more specific, or relate them)");
+      }
     }
     for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++)
       if (!exercised.count(p)) {

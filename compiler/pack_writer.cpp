@@ -35,9 +35,17 @@ void build_partition(const std::vector<DfaPiece> &pieces, const BuildOptions &op
   BuiltDfa d;
   d.pieces = pieces;
   std::string source = emit_ragel_source(pieces, "flc_dfa");
-  d.tables = build_tables(parse_ragel_xml(run_ragel(opt.ragel, source)));
+  bool too_large = false;
+  try {
+    d.tables = build_tables(parse_ragel_xml(run_ragel(opt.ragel, source, opt.ragel_limits)));
+  } catch (const RagelTooLarge &e) {
+    if (pieces.size() == 1)
+      throw RagelError("pattern " + pieces[0].label + ": one of its pieces alone is too large for a DFA (" + e.what() +
+                       "); split it with .* or simplify its repetitions");
+    too_large = true;
+  }
   d.stats.seconds = since(t0);
-  if (d.tables.state_count > opt.state_budget && pieces.size() > 1) {
+  if ((too_large || d.tables.state_count > opt.state_budget) && pieces.size() > 1) {
     size_t half = pieces.size() / 2;
     std::vector<DfaPiece> a(pieces.begin(), pieces.begin() + half), b(pieces.begin() + half, pieces.end());
     std::vector<BuiltDfa> left, right;
@@ -54,8 +62,8 @@ void build_partition(const std::vector<DfaPiece> &pieces, const BuildOptions &op
     return;
   }
   if (d.tables.state_count > opt.state_budget)
-    std::fprintf(stderr, "flc: warning: piece %u alone needs %u DFA states (budget %u)\n", pieces[0].id, d.tables.state_count,
-                 opt.state_budget);
+    std::fprintf(stderr, "flc: warning: pattern %s: one piece alone needs %u DFA states (budget %u)\n", pieces[0].label.c_str(),
+                 d.tables.state_count, opt.state_budget);
   d.stats.pieces = static_cast<uint32_t>(pieces.size());
   d.stats.states = d.tables.state_count;
   d.stats.classes = d.tables.class_count;
@@ -84,7 +92,7 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
       for (size_t k = 0; k < p.pieces.pieces.size(); k++) {
         uint32_t id = static_cast<uint32_t>(piece_refs.size());
         piece_refs.push_back(PieceRef{pattern_no, static_cast<uint8_t>(k)});
-        dfa_pieces.push_back(DfaPiece{id, piece_to_ragel(p.pieces.pieces[k]), p.pieces.pieces[k].anchored_start});
+        dfa_pieces.push_back(DfaPiece{id, piece_to_ragel(p.pieces.pieces[k]), p.pieces.pieces[k].anchored_start, s.id + "/" + p.name});
       }
       pattern_no++;
     }

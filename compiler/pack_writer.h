@@ -17,6 +17,7 @@ struct BuildOptions {
   std::string ragel = "ragel";     // executable
   uint32_t state_budget = 20000;   // a DFA with more states is split in two
   unsigned jobs = 2;               // Ragel runs in parallel
+  RagelLimits ragel_limits;        // a run beyond them counts as over budget
   std::string pack_version = "0.1.0";
   std::string emit_ragel_dir;      // when set, each DFA's .rl is written there
 };

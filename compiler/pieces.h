@@ -1,5 +1,5 @@
 // Splitting a pattern into DFA pieces. A piece is a run of the pattern between
-// unbounded gaps (`.*`, loops over wide classes); every line that matches the
+// gaps (`.*`, `\S+`, `.{2,40}`: repetitions of wide classes); every line that matches the
 // pattern contains a match of each piece, so pieces can go into one shared DFA
 // as a necessary condition, and the whole pattern is confirmed afterwards.
 // Keeping gaps out of the union is what keeps the DFA near-linear in size.
@@ -13,8 +13,7 @@
 namespace faultline {
 
 struct PieceOptions {
-  int wide_class = 16;      // a class with more members than this is "wide"
-  int wide_bounded = 8;     // a wide class repeated up to more than this is a gap
+  int wide_class = 16;      // a class with more members than this is "wide"; repeated, it is a gap
   int min_piece_bytes = 3;  // shorter pieces are too common to be worth a DFA slot
 };
 

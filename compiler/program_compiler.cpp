@@ -100,7 +100,22 @@ class Emitter {
     const Node &body = *n.kids[0];
     const bool g = n.greedy;
     if (n.max < 0) {
-      if (n.min == 0) {  // L: split body, out; body; jmp L
+      if (n.min == 0 && regex::nullable(body)) {
+        // x* with an x that can match empty is compiled as (x+)?, as RE2
+        // does: one empty iteration may set captures (Perl semantics).
+        uint32_t skip = split_to_next(g);
+        uint32_t start = pc();
+        node(body);
+        uint32_t split = emit(kOpSplit);
+        if (g) {
+          patch_x(split, start);
+          patch_y(split, split + 1);
+        } else {
+          patch_x(split, split + 1);
+          patch_y(split, start);
+        }
+        patch_other(skip, g, pc());
+      } else if (n.min == 0) {  // L: split body, out; body; jmp L
         uint32_t loop = split_to_next(g);
         node(body);
         emit(kOpJump, loop);

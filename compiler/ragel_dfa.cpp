@@ -1,7 +1,8 @@
 #include "ragel_dfa.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +15,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-
-extern char **environ;
 
 namespace faultline {
 
@@ -157,38 +156,55 @@ RagelMachine parse_ragel_xml(std::string_view xml) {
   return m;
 }
 
-std::string run_ragel(const std::string &ragel, const std::string &source) {
+std::string run_ragel(const std::string &ragel, const std::string &source, const RagelLimits &limits) {
   char dir_template[] = "/tmp/flc-ragel-XXXXXX";
   if (!mkdtemp(dir_template)) throw RagelError("cannot create a temporary directory for ragel");
   std::filesystem::path dir(dir_template);
+  struct Cleanup {
+    std::filesystem::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  } cleanup{dir};
   auto in = dir / "dfa.rl", out = dir / "dfa.xml", log = dir / "ragel.log";
   {
     std::ofstream f(in);
     f << source;
+    if (!f) throw RagelError("cannot write " + in.string());
   }
-  std::string in_s = in.string(), out_s = out.string();
+  std::string in_s = in.string(), out_s = out.string(), log_s = log.string();
   const char *argv[] = {ragel.c_str(), "-x", "-o", out_s.c_str(), in_s.c_str(), nullptr};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid;
-  int rc = posix_spawn(&pid, ragel.c_str(), &fa, nullptr, const_cast<char **>(argv), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    std::filesystem::remove_all(dir);
-    throw RagelError("cannot run ragel at '" + ragel + "' (set FLC_RAGEL or --ragel)");
+  // fork + exec rather than posix_spawn: the child must set its own limits.
+  // Between the two only async-signal-safe calls are made.
+  pid_t pid = fork();
+  if (pid < 0) throw RagelError("cannot fork to run ragel");
+  if (pid == 0) {
+    struct rlimit cpu = {limits.cpu_seconds, limits.cpu_seconds + 1};
+    struct rlimit mem = {static_cast<rlim_t>(limits.memory_mb) << 20, static_cast<rlim_t>(limits.memory_mb) << 20};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &mem);
+    int fd = open(log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) dup2(fd, 2);
+    execv(ragel.c_str(), const_cast<char **>(argv));
+    _exit(127);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::stringstream xml, err;
   err << std::ifstream(log).rdbuf();
+  if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
+    throw RagelTooLarge("ragel exceeded its CPU time limit of " + std::to_string(limits.cpu_seconds) + " s");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) throw RagelError("cannot run ragel at '" + ragel + "' (set FLC_RAGEL or --ragel)");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::filesystem::remove_all(dir);
-    throw RagelError("ragel failed: " + err.str());
+    std::string e = err.str();
+    // Out of address space shows as a failed allocation (bad_alloc abort).
+    if (e.find("bad_alloc") != std::string::npos || e.find("memory") != std::string::npos || WIFSIGNALED(status))
+      throw RagelTooLarge("ragel exceeded its memory limit of " + std::to_string(limits.memory_mb) + " MiB");
+    throw RagelError("ragel failed: " + e);
   }
   xml << std::ifstream(out).rdbuf();
-  std::filesystem::remove_all(dir);
   return xml.str();
 }
 
@@ -256,8 +272,9 @@ DfaTables build_tables(const RagelMachine &m) {
   return t;
 }
 
-DfaTables compile_dfa(const std::string &ragel, const std::vector<DfaPiece> &pieces, const std::string &name) {
-  return build_tables(parse_ragel_xml(run_ragel(ragel, emit_ragel_source(pieces, name))));
+DfaTables compile_dfa(const std::string &ragel, const std::vector<DfaPiece> &pieces, const std::string &name,
+                      const RagelLimits &limits) {
+  return build_tables(parse_ragel_xml(run_ragel(ragel, emit_ragel_source(pieces, name), limits)));
 }
 
 }  // namespace faultline

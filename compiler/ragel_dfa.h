@@ -16,11 +16,26 @@ struct RagelError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Ragel ran out of its CPU-time or memory limit: the union is too large for
+// one DFA and must be partitioned.
+struct RagelTooLarge : RagelError {
+  using RagelError::RagelError;
+};
+
+// Resource limits of one Ragel run. Determinizing a union can blow up
+// exponentially; the limits turn that into a partitioning decision instead
+// of a machine that swaps.
+struct RagelLimits {
+  unsigned cpu_seconds = 60;
+  unsigned memory_mb = 4096;
+};
+
 // A piece as the DFA builder sees it.
 struct DfaPiece {
   uint32_t id;             // global piece index: what accepting states report
   std::string ragel;       // machine text from piece_to_ragel()
   bool anchored_start;     // starts at the line start instead of anywhere
+  std::string label;       // "entry/pattern", for messages
 };
 
 // Ragel source for one DFA. Each piece gets a finishing action named p<id>.
@@ -45,7 +60,8 @@ struct RagelMachine {
 RagelMachine parse_ragel_xml(std::string_view xml);
 
 // Runs `ragel -x` on `source` and returns the XML. `ragel` is the executable.
-std::string run_ragel(const std::string &ragel, const std::string &source);
+// Throws RagelTooLarge when Ragel exceeds `limits`, RagelError otherwise.
+std::string run_ragel(const std::string &ragel, const std::string &source, const RagelLimits &limits = {});
 
 // Dense tables as stored in the pack (see libcore/dfa.h).
 struct DfaTables {
@@ -62,6 +78,7 @@ struct DfaTables {
 DfaTables build_tables(const RagelMachine &m);
 
 // The whole path: source -> ragel -> tables.
-DfaTables compile_dfa(const std::string &ragel, const std::vector<DfaPiece> &pieces, const std::string &name);
+DfaTables compile_dfa(const std::string &ragel, const std::vector<DfaPiece> &pieces, const std::string &name,
+                      const RagelLimits &limits = {});
 
 }  // namespace faultline

@@ -199,6 +199,7 @@ class Parser {
       case '}': fail(at, "unmatched '}'; write \\} for a literal brace");
       case ']': fail(at, "unmatched ']'; write \\] for a literal bracket");
       case '\\': return parse_escape();
+      case '\n': fail(at, "a line never contains a newline; use $ for the end of the line");
       default: {
         i_++;
         ByteSet s;
@@ -275,7 +276,7 @@ class Parser {
   int char_escape(size_t at, unsigned char e) {
     switch (e) {
       case 't': return '\t';
-      case 'n': return '\n';
+      case 'n': fail(at, "a line never contains \\n (lines are split on it); use $ for the end of the line");
       case 'r': return '\r';
       case 'f': return '\f';
       case 'v': return '\v';
@@ -289,6 +290,7 @@ class Parser {
         int h1 = hex(peek()), h2 = hex(peek(1));
         if (h1 < 0 || h2 < 0) fail(at, "\\x needs exactly two hex digits");
         i_ += 2;
+        if (h1 * 16 + h2 == '\n') fail(at, "a line never contains \\x0a; use $ for the end of the line");
         return h1 * 16 + h2;
       }
       default:
@@ -335,6 +337,7 @@ class Parser {
       return v;
     }
     if (c == '[' && peek(1) == ':') fail(at, "POSIX classes like [:alpha:] are not supported; write the ranges");
+    if (c == '\n') fail(at, "a line never contains a newline; use $ for the end of the line");
     i_++;
     return c;
   }
