@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Quick start: install the dependencies, build, and run the main job on the
+# bundled example: compile the encyclopedia in signatures/ into a knowledge
+# pack and prove every entry's examples against it.
+set -euo pipefail
+cd "$(dirname "$0")"
+.ci/install-deps
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+build/compiler/flc compile signatures -o build/default.flpack
+build/compiler/flc stats build/default.flpack
+build/compiler/flc test signatures

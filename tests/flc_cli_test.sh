@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# flc end to end on the real signatures/: the examples pass, builds are
+# byte-identical, dump and stats are readable, lint is clean, and a broken
+# example makes `flc test` fail naming its file and line.
+set -euo pipefail
+flc=$1
+sigs=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$flc" test "$sigs" >"$work/test.out" 2>&1 || { cat "$work/test.out"; fail "flc test on signatures/"; }
+grep -q " 0 failure(s)" "$work/test.out" || fail "flc test summary: $(cat "$work/test.out")"
+
+"$flc" compile "$sigs" -o "$work/a.flpack" 2>/dev/null
+"$flc" compile "$sigs" -o "$work/b.flpack" --jobs 1 2>/dev/null
+cmp -s "$work/a.flpack" "$work/b.flpack" || fail "two compiles of the same sources differ"
+
+"$flc" dump "$work/a.flpack" >"$work/dump.txt"
+for f in $(find "$sigs" -name '*.yaml' | sort); do
+  id=$(basename "$f" .yaml)
+  grep -q "^entry [0-9]*: $id\$" "$work/dump.txt" || fail "dump lacks entry $id"
+done
+grep -q "^dfa 0:" "$work/dump.txt" || fail "dump lacks the DFA section"
+
+"$flc" stats "$work/a.flpack" >"$work/stats.txt"
+grep -Eq "^0 +[0-9]+ +[0-9]+ " "$work/stats.txt" || fail "stats lacks states per DFA: $(cat "$work/stats.txt")"
+
+"$flc" lint --strict "$sigs" >"$work/lint.out" 2>&1 || { cat "$work/lint.out"; fail "flc lint --strict"; }
+
+# A must-match line that matches nothing, inserted as the first example.
+cp -r "$sigs" "$work/broken"
+target="$work/broken/memory/cuda-out-of-memory.yaml"
+line=$(awk '/^  match:/ { print NR + 1; exit }' "$target")
+[ -n "$line" ] || fail "cannot find tests.match in $target"
+awk -v at="$line" 'NR == at { print "    - \"this line names no failure at all\"" } { print }' "$target" >"$target.new"
+mv "$target.new" "$target"
+if "$flc" test "$work/broken" >"$work/broken.out" 2>&1; then fail "flc test passed with a broken example"; fi
+grep -q "cuda-out-of-memory.yaml:$line:[0-9]*: error: \[cuda-out-of-memory\] must-match line does not match" "$work/broken.out" ||
+  fail "broken example not reported at $target:$line: $(cat "$work/broken.out")"
+
+# A must-not-match line that does match.
+cp -r "$sigs" "$work/broken2"
+target="$work/broken2/memory/cuda-out-of-memory.yaml"
+line=$(awk '/^  no_match:/ { print NR + 1; exit }' "$target")
+awk -v at="$line" 'NR == at { print "    - \"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.2 GiB is free.\"" } { print }' "$target" >"$target.new"
+mv "$target.new" "$target"
+if "$flc" test "$work/broken2" >"$work/broken2.out" 2>&1; then fail "flc test passed with a matching no_match line"; fi
+grep -q "cuda-out-of-memory.yaml:$line:[0-9]*: error: \[cuda-out-of-memory\] must-not-match line matches" "$work/broken2.out" ||
+  fail "matching no_match not reported at line $line: $(cat "$work/broken2.out")"
+
+# A corrupted pack is refused with a reason and exit status 2.
+cp "$work/a.flpack" "$work/bad.flpack"
+printf 'X' | dd of="$work/bad.flpack" bs=1 seek=1000 conv=notrunc status=none
+set +e
+"$flc" dump "$work/bad.flpack" >/dev/null 2>"$work/bad.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "dump of a corrupt pack exited $rc"
+grep -q "hash mismatch" "$work/bad.err" || fail "corrupt pack message: $(cat "$work/bad.err")"
+# The README's complete example is a real entry: it must compile and pass
+# in place of the file it abridges.
+cp -r "$sigs" "$work/readme"
+awk '/^```yaml$/ { on = 1; next } /^```$/ { if (on) exit } on { print }' "$sigs/README.md" \
+  >"$work/readme/network/nccl-ib-transport-retry-exceeded.yaml"
+"$flc" test "$work/readme" >"$work/readme.out" 2>&1 || { cat "$work/readme.out"; fail "the example in signatures/README.md"; }
+
+echo "flc cli: all checks passed"

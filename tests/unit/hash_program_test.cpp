@@ -1,0 +1,101 @@
+// XXH64 against published values (also what `xxhsum -H64` prints), and the
+// Pike VM on cases whose leftmost-first answer is known by hand.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "hash.h"
+#include "program.h"
+#include "program_compiler.h"
+#include "regex_parser.h"
+
+using namespace faultline;
+
+TEST_CASE("hash: xxh64 matches the reference implementation") {
+  CHECK(xxh64("", 0) == 0xef46db3751d8e999ULL);
+  CHECK(xxh64("abc", 3) == 0x44bc2cf5ad770999ULL);
+  std::string x(100, 'x');  // exercises the 32-byte stripes and every tail
+  CHECK(xxh64(x.data(), x.size()) == 0x92f0de5a88a3c094ULL);
+}
+
+namespace {
+
+struct Run {
+  bool matched;
+  std::vector<int32_t> slots;
+};
+
+Run run(const std::string &pattern, const std::string &line) {
+  regex::Regex re = regex::parse(pattern);
+  Program prog = compile_program(re);
+  ProgramView v{prog.words.data(), prog.insn_count(), prog.classes.empty() ? nullptr : prog.classes[0].data(),
+                static_cast<uint32_t>(prog.classes.size()), prog.slot_count};
+  REQUIRE(program_is_valid(v));
+  std::vector<uint64_t> scratch(pike_scratch_bytes(v.insn_count, v.slot_count) / 8 + 1, 0);
+  Run r;
+  r.slots.assign(v.slot_count, -2);
+  r.matched = pike_match(v, reinterpret_cast<const uint8_t *>(line.data()), line.size(), scratch.data(), r.slots.data());
+  return r;
+}
+
+std::string group(const Run &r, const std::string &line, int g) {
+  if (!r.matched || r.slots[2 * g] < 0) return "<unset>";
+  return line.substr(r.slots[2 * g], r.slots[2 * g + 1] - r.slots[2 * g]);
+}
+
+}  // namespace
+
+TEST_CASE("program: captures pull fields out of a real NCCL line") {
+  std::string line = "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1172, OpType=ALLREDUCE, Timeout(ms)=600000)";
+  Run r = run("WorkNCCL\\(SeqNum=(?<seq>\\d+), OpType=(?<op>\\w+).*Timeout\\(ms\\)=(?<timeout_ms>\\d+)", line);
+  REQUIRE(r.matched);
+  CHECK(group(r, line, 1) == "1172");
+  CHECK(group(r, line, 2) == "ALLREDUCE");
+  CHECK(group(r, line, 3) == "600000");
+}
+
+TEST_CASE("program: leftmost-first, greedy and lazy") {
+  CHECK(group(run("(?<a>a+)", "baaa"), "baaa", 1) == "aaa");
+  CHECK(group(run("(?<a>a+?)", "baaa"), "baaa", 1) == "a");
+  CHECK(group(run("(?<a>x|xy)", "xy"), "xy", 1) == "x");  // first alternative wins, not the longest
+  CHECK(group(run("(?<a>a{2,3})", "aaaa"), "aaaa", 1) == "aaa");
+  CHECK(group(run("(?<a>a{2,3}?)", "aaaa"), "aaaa", 1) == "aa");
+}
+
+TEST_CASE("program: anchors and word boundaries") {
+  CHECK(run("^abc", "abc def").matched);
+  CHECK_FALSE(run("^def", "abc def").matched);
+  CHECK(run("def$", "abc def").matched);
+  CHECK_FALSE(run("abc$", "abc def").matched);
+  CHECK(run("\\bnan\\b", "loss: nan,").matched);
+  CHECK_FALSE(run("\\bnan\\b", "nonfinite nanoseconds").matched);
+  CHECK(run("\\Bnan", "financial").matched);
+}
+
+TEST_CASE("program: unset groups and empty iterations") {
+  Run r = run("a(?<x>b)?c", "ac");
+  CHECK(r.matched);
+  CHECK(r.slots[2] == -1);
+  // (x+)? for a nullable x: one empty iteration sets the group (RE2, Perl).
+  Run e = run("(?<e>a?)*b", "b");
+  CHECK(e.matched);
+  CHECK(e.slots[2] == 0);
+  CHECK(e.slots[3] == 0);
+}
+
+TEST_CASE("program: the validator refuses out-of-range programs") {
+  std::vector<uint32_t> words = {insn_word0(kOpJump, 5), 0, insn_word0(kOpMatch, 0), 0};
+  ProgramView v{words.data(), 2, nullptr, 0, 2};
+  CHECK_FALSE(program_is_valid(v));  // jump past the end
+  words[0] = insn_word0(kOpClass, 0);
+  CHECK_FALSE(program_is_valid(v));  // no class table
+  words[0] = insn_word0(kOpSave, 2);
+  CHECK_FALSE(program_is_valid(v));  // slot 2 of 2
+  words[0] = insn_word0(static_cast<Op>(200), 0);
+  CHECK_FALSE(program_is_valid(v));  // unknown opcode
+  words[0] = insn_word0(kOpByte, 'a');
+  CHECK(program_is_valid(v));
+  words[2] = insn_word0(kOpByte, 'b');
+  CHECK_FALSE(program_is_valid(v));  // falls off the end, no match
+}
