@@ -205,6 +205,24 @@ int cmd_stats(Args &a) {
     std::printf("\ncompile time: %.2f s (read and parse %.2f s, DFAs and pack %.2f s); pack size %zu bytes\n", load_s + r.seconds,
                 load_s, r.seconds, r.bytes.size());
     for (size_t i = 0; i < r.dfas.size(); i++) std::printf("  dfa %zu: ragel and tables %.2f s\n", i, r.dfas[i].seconds);
+    // Cost of each entry on its own: the DFA states its pieces need alone
+    // (what it adds to the union, roughly) and its program sizes.
+    std::printf("\n%-48s %8s %8s %12s\n", "entry (alone)", "pieces", "states", "program insns");
+    for (const auto &sig : sigs) {
+      std::vector<DfaPiece> pieces;
+      uint32_t insns = 0;
+      for (const auto &p : sig.patterns) {
+        insns += p.program.insn_count();
+        for (const auto &piece : p.pieces.pieces)
+          pieces.push_back(DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), piece.anchored_start, sig.id + "/" + p.name});
+      }
+      try {
+        DfaTables t = compile_dfa(a.build.ragel, pieces, "flc_cost", a.build.ragel_limits);
+        std::printf("%-48s %8zu %8u %12u\n", sig.id.c_str(), pieces.size(), t.state_count, insns);
+      } catch (const std::exception &e) {
+        std::printf("%-48s %8zu %8s %12u  (%s)\n", sig.id.c_str(), pieces.size(), "-", insns, e.what());
+      }
+    }
     return 0;
   }
   size_t size = 0;

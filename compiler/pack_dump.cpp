@@ -185,10 +185,10 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
     std::fprintf(out, "%-5u %8zu %8u %8u %8u %12zu\n", d, pieces.size(), v.state_count, v.class_count, v.width, bytes);
   }
   std::fprintf(out, "%-5s %8u %8zu %8s %8s %12zu\n\n", "all", r->pieces()->size(), total_states, "", "", total_bytes);
-  std::fprintf(out, "%-48s %-14s %6s %6s %6s\n", "entry", "pattern", "pieces", "insns", "exact");
+  std::fprintf(out, "%-44s %-28s %6s %6s %6s\n", "entry", "pattern", "pieces", "insns", "exact");
   for (uint32_t p = 0; p < pack.pattern_count(); p++) {
     const fb::Pattern *pat = pack.pattern(p);
-    std::fprintf(out, "%-48s %-14s %6u %6u %6s\n", s(pack.entry(pat->entry())->id()).c_str(), s(pat->name()).c_str(),
+    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", s(pack.entry(pat->entry())->id()).c_str(), s(pat->name()).c_str(),
                  pat->piece_count(), pat->program()->size() / 2, pat->exact() ? "yes" : "no");
   }
 }

@@ -68,7 +68,7 @@ struct Pack {
 inline void copy_bytes(Pack *p, const std::vector<uint8_t> &bytes) {
   p->memory.assign((bytes.size() + 7) / 8 + 1, 0);
   p->size = bytes.size();
-  std::memcpy(p->memory.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(p->memory.data(), bytes.data(), bytes.size());
 }
 
 inline faultline::Status open(Pack *p, faultline::ErrorText *err = nullptr) {

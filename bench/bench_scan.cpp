@@ -1,0 +1,118 @@
+// Line matching throughput of the default pack on real training logs, and
+// the cost of opening (verifying) a pack. Bytes/s and lines/s.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "line_matcher.h"
+#include "pack_reader.h"
+
+namespace fs = std::filesystem;
+using namespace faultline;
+
+namespace {
+
+std::string read_file(const fs::path &p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Every *.log under dir, concatenated, then repeated up to min_bytes.
+std::string corpus(const std::string &dir, size_t min_bytes) {
+  std::vector<fs::path> files;
+  for (const auto &e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".log") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto &f : files) all += read_file(f);
+  if (all.empty()) return all;
+  std::string out = all;
+  while (out.size() < min_bytes) out += all;
+  return out;
+}
+
+struct Fixture {
+  std::vector<uint64_t> memory;
+  size_t size = 0;
+  PackView pack;
+  LineMatcher matcher;
+
+  Fixture() {
+    std::string bytes = read_file(FAULTLINE_BENCH_PACK);
+    memory.assign(bytes.size() / 8 + 1, 0);
+    std::memcpy(memory.data(), bytes.data(), bytes.size());
+    size = bytes.size();
+    ErrorText err;
+    if (open_pack_view(reinterpret_cast<const uint8_t *>(memory.data()), size, &pack, &err) != Status::kOk) std::abort();
+    if (matcher.create(&pack) != Status::kOk) std::abort();
+  }
+};
+
+Fixture &fixture() {
+  static Fixture f;
+  return f;
+}
+
+void count_match(void *ctx, uint32_t, const int32_t *) { ++*static_cast<uint64_t *>(ctx); }
+
+void scan(benchmark::State &st, const std::string &text) {
+  Fixture &f = fixture();
+  if (text.empty()) {
+    st.SkipWithError("corpus not found (set FAULTLINE_CORPUS)");
+    return;
+  }
+  uint64_t matches = 0, lines = 0;
+  for (auto _ : st) {
+    const uint8_t *p = reinterpret_cast<const uint8_t *>(text.data()), *end = p + text.size();
+    while (p < end) {
+      const uint8_t *nl = static_cast<const uint8_t *>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+      const uint8_t *stop = nl ? nl : end;
+      f.matcher.match_line(p, static_cast<size_t>(stop - p), count_match, &matches);
+      lines++;
+      p = stop + 1;
+    }
+  }
+  benchmark::DoNotOptimize(matches);
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
+  st.counters["lines/s"] = benchmark::Counter(static_cast<double>(lines), benchmark::Counter::kIsRate);
+  st.counters["matches/iter"] = static_cast<double>(matches) / static_cast<double>(st.iterations());
+}
+
+std::string corpus_dir(const char *sub) {
+  const char *env = std::getenv("FAULTLINE_CORPUS");
+  return std::string(env && *env ? env : FAULTLINE_BENCH_CORPUS) + "/" + sub;
+}
+
+void BM_match_lines_healthy(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("healthy"), 64u << 20);
+  scan(st, text);
+}
+BENCHMARK(BM_match_lines_healthy)->Unit(benchmark::kMillisecond);
+
+void BM_match_lines_failing(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("failing"), 16u << 20);
+  scan(st, text);
+}
+BENCHMARK(BM_match_lines_failing)->Unit(benchmark::kMillisecond);
+
+void BM_pack_open_verify(benchmark::State &st) {
+  Fixture &f = fixture();
+  for (auto _ : st) {
+    PackView v;
+    ErrorText err;
+    benchmark::DoNotOptimize(open_pack_view(reinterpret_cast<const uint8_t *>(f.memory.data()), f.size, &v, &err));
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(f.size));
+}
+BENCHMARK(BM_pack_open_verify)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
