@@ -241,21 +241,27 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
                              max_slots);
   fb::FinishPackBuffer(b, root);
 
+  result.bytes = frame_pack(b.GetBufferPointer(), b.GetSize());
+  result.seconds = since(t0);
+  return result;
+}
+
+std::vector<uint8_t> frame_pack(const uint8_t *content, size_t size) {
+  const fb::Pack *root = fb::GetPack(content);
   PackHeader h{};
   std::memcpy(h.magic, kPackMagic, 4);
   h.format_major = kPackFormatMajor;
   h.format_minor = kPackFormatMinor;
   h.header_bytes = kPackHeaderBytes;
-  h.total_bytes = kPackHeaderBytes + b.GetSize();
-  h.content_hash = xxh64(b.GetBufferPointer(), b.GetSize());
-  h.entry_count = static_cast<uint32_t>(sigs.size());
-  h.pattern_count = pattern_no;
-  h.dfa_count = static_cast<uint32_t>(dfas.size());
-  result.bytes.resize(h.total_bytes);
-  std::memcpy(result.bytes.data(), &h, sizeof h);
-  std::memcpy(result.bytes.data() + kPackHeaderBytes, b.GetBufferPointer(), b.GetSize());
-  result.seconds = since(t0);
-  return result;
+  h.total_bytes = kPackHeaderBytes + size;
+  h.content_hash = xxh64(content, size);
+  h.entry_count = root->entries() ? root->entries()->size() : 0;
+  h.pattern_count = root->patterns() ? root->patterns()->size() : 0;
+  h.dfa_count = root->dfas() ? root->dfas()->size() : 0;
+  std::vector<uint8_t> out(h.total_bytes);
+  std::memcpy(out.data(), &h, sizeof h);
+  std::memcpy(out.data() + kPackHeaderBytes, content, size);
+  return out;
 }
 
 void write_file(const std::string &path, const std::vector<uint8_t> &bytes) {

@@ -36,6 +36,10 @@ struct BuildResult {
 // Throws RagelError (or std::runtime_error) when a DFA cannot be built.
 BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt);
 
+// A whole pack: the fixed header (counts, XXH64 of the content) followed by
+// the finished FlatBuffers content.
+std::vector<uint8_t> frame_pack(const uint8_t *content, size_t size);
+
 // Writes bytes to path atomically (temp file + rename).
 void write_file(const std::string &path, const std::vector<uint8_t> &bytes);
 

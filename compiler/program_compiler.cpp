@@ -94,6 +94,15 @@ class Emitter {
     }
   }
 
+  // x+ as L: body; split L, out (the preferred branch loops when greedy).
+  void plus_loop(const Node &body, bool greedy) {
+    uint32_t start = pc();
+    node(body);
+    uint32_t split = emit(kOpSplit);
+    patch_x(split, greedy ? start : split + 1);
+    patch_y(split, greedy ? split + 1 : start);
+  }
+
   // e{min,max}: min copies, then either a loop (max unbounded) or max-min
   // nested optional copies, as RE2 expands counted repetition.
   void repeat(const Node &n) {
@@ -104,34 +113,16 @@ class Emitter {
         // x* with an x that can match empty is compiled as (x+)?, as RE2
         // does: one empty iteration may set captures (Perl semantics).
         uint32_t skip = split_to_next(g);
-        uint32_t start = pc();
-        node(body);
-        uint32_t split = emit(kOpSplit);
-        if (g) {
-          patch_x(split, start);
-          patch_y(split, split + 1);
-        } else {
-          patch_x(split, split + 1);
-          patch_y(split, start);
-        }
+        plus_loop(body, g);
         patch_other(skip, g, pc());
       } else if (n.min == 0) {  // L: split body, out; body; jmp L
         uint32_t loop = split_to_next(g);
         node(body);
         emit(kOpJump, loop);
         patch_other(loop, g, pc());
-      } else {  // min-1 copies, then L: body; split L, out
+      } else {  // min-1 copies, then x+
         for (int i = 0; i < n.min - 1; i++) node(body);
-        uint32_t start = pc();
-        node(body);
-        uint32_t split = emit(kOpSplit);
-        if (g) {
-          patch_x(split, start);
-          patch_y(split, split + 1);
-        } else {
-          patch_x(split, split + 1);
-          patch_y(split, start);
-        }
+        plus_loop(body, g);
       }
       return;
     }

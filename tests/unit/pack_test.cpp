@@ -33,23 +33,7 @@ std::vector<Signature> two_entries() {
 }
 
 // Header + hash around FlatBuffers content, as the writer frames it.
-std::vector<uint8_t> frame(flatbuffers::FlatBufferBuilder &b) {
-  PackHeader h{};
-  std::memcpy(h.magic, kPackMagic, 4);
-  h.format_major = kPackFormatMajor;
-  h.format_minor = kPackFormatMinor;
-  h.header_bytes = kPackHeaderBytes;
-  h.total_bytes = kPackHeaderBytes + b.GetSize();
-  h.content_hash = xxh64(b.GetBufferPointer(), b.GetSize());
-  const fb::Pack *root = fb::GetPack(b.GetBufferPointer());
-  h.entry_count = root->entries() ? root->entries()->size() : 0;
-  h.pattern_count = root->patterns() ? root->patterns()->size() : 0;
-  h.dfa_count = root->dfas() ? root->dfas()->size() : 0;
-  std::vector<uint8_t> out(h.total_bytes);
-  std::memcpy(out.data(), &h, sizeof h);
-  std::memcpy(out.data() + kPackHeaderBytes, b.GetBufferPointer(), b.GetSize());
-  return out;
-}
+std::vector<uint8_t> frame(flatbuffers::FlatBufferBuilder &b) { return frame_pack(b.GetBufferPointer(), b.GetSize()); }
 
 // A small hand-made pack: one entry, one pattern matching "ab", one piece,
 // one DFA. `spoil` changes one field to make it invalid.
