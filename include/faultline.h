@@ -3,14 +3,45 @@
  *
  * faultline finds the cause of a failed ML training run in its logs. This
  * header is the library's whole public surface: what is not declared here is
- * not API. It compiles as C99 and C++.
+ * not API. It compiles as C99 and as C++; nothing C++ crosses it.
  *
- * This release declares the version queries; pack, scanner and report
- * handles follow (see the project's issues).
+ * TUTORIAL
+ *
+ *   #include <faultline.h>
+ *
+ *   static int on_event(void *ctx, const fl_event *ev) {
+ *     printf("line %llu: %s (%s)\n", (unsigned long long)ev->line_number,
+ *            ev->entry_id, ev->pattern);
+ *     return 0;                                  // nonzero stops the scan
+ *   }
+ *
+ *   fl_pack *pack = NULL;
+ *   char err[256];
+ *   if (fl_pack_open_default(NULL, &pack, err, sizeof err) != FL_OK) { ... }
+ *   fl_scanner *sc = NULL;
+ *   fl_scanner_create(pack, NULL, &sc);          // one per stream or thread
+ *   while ((n = read(fd, buf, sizeof buf)) > 0)
+ *     fl_scanner_feed(sc, buf, n, on_event, NULL);  // chunks of any size
+ *   fl_scanner_finish(sc, on_event, NULL);       // the last line may lack '\n'
+ *   fl_scanner_free(sc);
+ *   fl_pack_free(pack);                          // after all its scanners
+ *
+ * CONVENTIONS
+ *  - Fallible functions return fl_status: FL_OK (0) or a negative code.
+ *    Codes are never renumbered or reused.
+ *  - On failure every out-parameter is set to NULL / zero.
+ *  - *_free(NULL) is a no-op.
+ *  - Option structs start with their size (set by the *_INIT macro or
+ *    *_options_init()); NULL options mean defaults. Fields are only appended.
+ *  - A pack is immutable and may be shared by any number of threads. A
+ *    scanner is used by one thread at a time.
+ *  - Callbacks must not throw, longjmp out, or call into the scanner that
+ *    invoked them.
  */
 #ifndef FAULTLINE_H
 #define FAULTLINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(_WIN32)
@@ -27,28 +58,264 @@
 extern "C" {
 #endif
 
+/* ---- Versions ----------------------------------------------------------- */
+
 /* Version of this header. CMake reads these three lines: keep their form. */
 #define FL_VERSION_MAJOR 0
 #define FL_VERSION_MINOR 1
 #define FL_VERSION_PATCH 0
 #define FL_VERSION_NUMBER (FL_VERSION_MAJOR * 10000 + FL_VERSION_MINOR * 100 + FL_VERSION_PATCH)
 
+/* The pack format this library reads: packs of another major are refused. */
+#define FL_PACK_FORMAT_MAJOR 1
+#define FL_PACK_FORMAT_MINOR 0
+
 /**
  * Version of the library actually linked, as FL_VERSION_NUMBER computes it.
  * Compare its major (value / 10000) with FL_VERSION_MAJOR at startup.
- *
- * Thread-safety: always safe.
- * Since: 0.1
+ * Thread-safety: always safe.  Since: 0.1
  */
 FL_API uint32_t fl_version_number(void);
 
 /**
  * Version of the library as text, e.g. "0.1.0". Static; never NULL, never freed.
- *
- * Thread-safety: always safe.
- * Since: 0.1
+ * Thread-safety: always safe.  Since: 0.1
  */
 FL_API const char *fl_version_string(void);
+
+/* ---- Status codes ------------------------------------------------------- */
+
+typedef int32_t fl_status;
+
+#define FL_OK 0                   /* success */
+#define FL_E_INVALID_ARG (-1)     /* NULL where a value is required, bad option size, misaligned memory */
+#define FL_E_NOMEM (-2)           /* an allocation failed; nothing was leaked */
+#define FL_E_IO (-3)              /* a file could not be opened, read or mapped */
+#define FL_E_NOT_A_PACK (-4)      /* the bytes do not start with the pack magic "FLPK" */
+#define FL_E_PACK_VERSION (-5)    /* the pack's format major differs from FL_PACK_FORMAT_MAJOR */
+#define FL_E_PACK_CORRUPT (-6)    /* length, hash, structure or an index of the pack is wrong */
+#define FL_E_SCANNER_IN_USE (-7)  /* the scanner is already in a call (another thread, or a callback) */
+#define FL_E_STOPPED (-8)         /* a callback returned nonzero; the scanner can go on being fed */
+
+/**
+ * Static text for a status ("ok", "pack is corrupt", ...). Never NULL, never
+ * freed; unknown codes give "unknown status".
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API const char *fl_status_str(fl_status status);
+
+/* ---- Memory ------------------------------------------------------------- */
+
+/**
+ * An allocator for one object and everything it allocates. alloc returns
+ * memory aligned for any type (like malloc) or NULL; free accepts NULL.
+ * The allocator struct is copied: it need not outlive the call it is passed
+ * to, but ctx must outlive the object.  Since: 0.1
+ */
+typedef struct fl_allocator {
+  void *(*alloc)(void *ctx, size_t size);
+  void (*free)(void *ctx, void *ptr);
+  void *ctx;
+} fl_allocator;
+
+/* ---- Packs -------------------------------------------------------------- */
+
+/** An immutable, verified knowledge pack. */
+typedef struct fl_pack fl_pack;
+
+typedef struct fl_pack_options {
+  uint32_t struct_size;            /* sizeof(fl_pack_options): set by FL_PACK_OPTIONS_INIT */
+  uint32_t flags;                  /* 0; reserved */
+  const fl_allocator *allocator;   /* NULL: malloc/free */
+} fl_pack_options;
+
+#define FL_PACK_OPTIONS_INIT { (uint32_t)sizeof(fl_pack_options), 0u, NULL }
+
+/**
+ * Initializes `opts` (of `size` bytes, normally sizeof *opts) to defaults.
+ * @return FL_OK, or FL_E_INVALID_ARG for NULL or a size this library cannot fill.
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API fl_status fl_pack_options_init(fl_pack_options *opts, size_t size);
+
+/**
+ * Opens the pack at `path`: maps the file read-only and verifies it fully
+ * (header, content hash, FlatBuffers verifier, every index) before a handle
+ * exists. The pack owns the mapping.
+ *
+ * @param path    file to open; copied, need not outlive the call.
+ * @param opts    options or NULL.
+ * @param out     receives the pack, to be freed with fl_pack_free; NULL on failure.
+ * @param errbuf  optional buffer (may be NULL) that receives a message saying
+ *                precisely what is wrong (e.g. both format versions);
+ * @param errbuf_size its size in bytes; the message is truncated to fit.
+ * @return FL_OK, FL_E_INVALID_ARG, FL_E_IO, FL_E_NOMEM, FL_E_NOT_A_PACK,
+ *         FL_E_PACK_VERSION or FL_E_PACK_CORRUPT.
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts, fl_pack **out, char *errbuf,
+                                   size_t errbuf_size);
+
+/**
+ * Opens a pack in caller memory, zero-copy: the pack BORROWS `bytes`, which
+ * must stay valid and unchanged until fl_pack_free. `bytes` must be 8-byte
+ * aligned. Verified like fl_pack_open_file.
+ * @return as fl_pack_open_file, but never FL_E_IO.
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_options *opts, fl_pack **out,
+                                     char *errbuf, size_t errbuf_size);
+
+/**
+ * Opens the default pack embedded in the library at build time (compiled
+ * from the signatures/ directory of the same source tree).
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size);
+
+/**
+ * Frees a pack. Every scanner created from it must be freed first. NULL is a no-op.
+ * Since: 0.1
+ */
+FL_API void fl_pack_free(fl_pack *pack);
+
+/** What a pack blob says about itself (fl_pack_info). */
+typedef struct fl_pack_info {
+  uint32_t struct_size;        /* set by the caller: sizeof(fl_pack_info) */
+  uint16_t format_major;
+  uint16_t format_minor;
+  uint64_t total_bytes;
+  uint64_t content_hash;       /* XXH64 of the content, as stored in the header */
+  uint32_t entry_count;
+  uint32_t pattern_count;
+  uint32_t dfa_count;
+  uint32_t content_valid;      /* 1 if the whole pack verified (needs 8-byte aligned bytes): strings below filled */
+  char pack_version[32];       /* "" unless content_valid */
+  char compiler_version[32];   /* "" unless content_valid */
+} fl_pack_info;
+
+/**
+ * Describes a pack blob without opening it: header fields always (once magic,
+ * format major and length check out), version strings when the content also
+ * verifies. `bytes` need not be aligned.
+ * @return FL_OK, FL_E_INVALID_ARG, FL_E_NOT_A_PACK, FL_E_PACK_VERSION or FL_E_PACK_CORRUPT.
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API fl_status fl_pack_info_get(const void *bytes, size_t size, fl_pack_info *info);
+
+/** Number of entries (failures) in the pack.  Since: 0.1 */
+FL_API uint32_t fl_pack_entry_count(const fl_pack *pack);
+
+/**
+ * Text fields of entry `index` (0 .. fl_pack_entry_count - 1): owned by the
+ * pack, valid until fl_pack_free; NULL for a bad index.  Since: 0.1
+ */
+FL_API const char *fl_pack_entry_id(const fl_pack *pack, uint32_t index);
+FL_API const char *fl_pack_entry_title(const fl_pack *pack, uint32_t index);
+FL_API const char *fl_pack_entry_type(const fl_pack *pack, uint32_t index);
+
+/** The signature library version the pack was built from (e.g. "0.1.0"). Since: 0.1 */
+FL_API const char *fl_pack_version(const fl_pack *pack);
+
+/* ---- Scanners ----------------------------------------------------------- */
+
+/** Per-stream matching state: lines, the current partial line, VM memory. */
+typedef struct fl_scanner fl_scanner;
+
+typedef struct fl_scanner_options {
+  uint32_t struct_size;            /* sizeof(fl_scanner_options): set by FL_SCANNER_OPTIONS_INIT */
+  uint32_t flags;                  /* 0; reserved */
+  uint32_t max_line_bytes;         /* 0 = 65536; longer lines are matched on their first part and flagged */
+  uint32_t reserved;               /* 0 */
+  const fl_allocator *allocator;   /* NULL: malloc/free */
+} fl_scanner_options;
+
+#define FL_SCANNER_OPTIONS_INIT { (uint32_t)sizeof(fl_scanner_options), 0u, 0u, 0u, NULL }
+
+/** As fl_pack_options_init.  Since: 0.1 */
+FL_API fl_status fl_scanner_options_init(fl_scanner_options *opts, size_t size);
+
+/** One named field a pattern captured. */
+typedef struct fl_capture {
+  const char *name;    /* owned by the pack */
+  const char *value;   /* points into the line: valid only during the callback; not NUL-terminated */
+  size_t value_len;
+} fl_capture;
+
+#define FL_EVENT_LINE_TRUNCATED 1u  /* the line was longer than max_line_bytes; its first part was matched */
+
+/** A pattern matched a line. Valid only during the callback. */
+typedef struct fl_event {
+  uint32_t struct_size;        /* sizeof(fl_event) of the library: fields are only appended */
+  uint32_t flags;              /* FL_EVENT_* bits */
+  uint32_t entry;              /* entry index in the pack */
+  uint32_t pattern_index;      /* pattern index in the pack */
+  const char *entry_id;        /* owned by the pack */
+  const char *pattern;         /* pattern name, owned by the pack */
+  uint64_t line_number;        /* 1-based; '\n', "\r\n" and a bare '\r' each end a line */
+  uint64_t byte_offset;        /* offset of the line's first byte in the stream */
+  const char *line;            /* the matched text (ANSI escapes removed): valid during the callback */
+  size_t line_len;
+  const fl_capture *captures;  /* capture_count fields set by the pattern: valid during the callback */
+  uint32_t capture_count;
+} fl_event;
+
+/**
+ * Called for every match. Return 0 to go on, nonzero to stop: no more
+ * callbacks are made during that feed/finish call, which still consumes the
+ * rest of its bytes (so line numbers stay right) and returns FL_E_STOPPED.
+ */
+typedef int (*fl_event_fn)(void *ctx, const fl_event *event);
+
+/**
+ * Creates a scanner. All memory it will ever use is allocated here, sized
+ * from the pack and the options; feeding allocates nothing.
+ * @param pack  must outlive the scanner.
+ * @param out   receives the scanner (free with fl_scanner_free); NULL on failure.
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
+ * Thread-safety: safe; the pack may be shared.  Since: 0.1
+ */
+FL_API fl_status fl_scanner_create(const fl_pack *pack, const fl_scanner_options *opts, fl_scanner **out);
+
+/**
+ * Feeds the next `len` bytes of the stream. Chunks may split lines (and
+ * "\r\n") anywhere: the events are the same for any chunking. Calls `fn`
+ * (may be NULL) for each match of each completed line, in order.
+ * @return FL_OK, FL_E_INVALID_ARG, FL_E_SCANNER_IN_USE or FL_E_STOPPED.
+ * Thread-safety: one thread at a time per scanner; overlapping calls are
+ * detected (best effort) and return FL_E_SCANNER_IN_USE.  Since: 0.1
+ */
+FL_API fl_status fl_scanner_feed(fl_scanner *scanner, const void *bytes, size_t len, fl_event_fn fn, void *ctx);
+
+/**
+ * Ends the stream: matches the last line if it had no line break, then
+ * resets the scanner for a new stream (line numbers start again at 1).
+ * @return as fl_scanner_feed.  Since: 0.1
+ */
+FL_API fl_status fl_scanner_finish(fl_scanner *scanner, fl_event_fn fn, void *ctx);
+
+/** Counters since the scanner was created (over all its streams). */
+typedef struct fl_scanner_stats {
+  uint32_t struct_size;        /* set by the caller: sizeof(fl_scanner_stats) */
+  uint32_t reserved;
+  uint64_t bytes;              /* fed so far */
+  uint64_t lines;              /* completed lines */
+  uint64_t truncated_lines;    /* lines longer than max_line_bytes */
+  uint64_t events;             /* matches reported */
+} fl_scanner_stats;
+
+/** Fills `stats`. @return FL_OK or FL_E_INVALID_ARG.  Since: 0.1 */
+FL_API fl_status fl_scanner_get_stats(const fl_scanner *scanner, fl_scanner_stats *stats);
+
+/**
+ * Detail of the last failure on `scanner`: owned by the scanner, valid until
+ * its next call. Never NULL ("" when there was none).  Since: 0.1
+ */
+FL_API const char *fl_scanner_errmsg(const fl_scanner *scanner);
+
+/** Frees a scanner. NULL is a no-op.  Since: 0.1 */
+FL_API void fl_scanner_free(fl_scanner *scanner);
 
 #ifdef __cplusplus
 }

@@ -6,28 +6,29 @@
 namespace faultline {
 
 LineMatcher::~LineMatcher() {
-  std::free(seen_);
-  std::free(full_mask_);
-  std::free(touched_);
-  std::free(complete_);
-  std::free(slots_);
-  std::free(vm_scratch_);
+  alloc_.release(seen_);
+  alloc_.release(full_mask_);
+  alloc_.release(touched_);
+  alloc_.release(complete_);
+  alloc_.release(slots_);
+  alloc_.release(vm_scratch_);
 }
 
-Status LineMatcher::create(const PackView *pack) {
+Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   pack_ = pack;
+  alloc_ = alloc;
   const uint32_t n = pack->pattern_count();
   const size_t words = n ? n : 1;
-  seen_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
-  full_mask_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
-  touched_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
-  complete_ = static_cast<uint32_t *>(std::calloc(words, sizeof(uint32_t)));
+  seen_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  full_mask_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  touched_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  complete_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
   const uint32_t max_slots = pack->root->max_slot_count() ? pack->root->max_slot_count() : 2;
-  slots_ = static_cast<int32_t *>(std::calloc(max_slots, sizeof(int32_t)));
+  slots_ = static_cast<int32_t *>(alloc_.allocate_zeroed(max_slots, sizeof(int32_t)));
   // Zeroed once: the VM's sparse sets tolerate stale contents but must not
   // read uninitialised memory.
   const uint32_t max_insns = pack->root->max_program_insns() ? pack->root->max_program_insns() : 1;
-  vm_scratch_ = std::calloc(1, pike_scratch_bytes(max_insns, max_slots));
+  vm_scratch_ = alloc_.allocate_zeroed(1, pike_scratch_bytes(max_insns, max_slots));
   if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_) return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t pieces = pack->pattern(i)->piece_count();

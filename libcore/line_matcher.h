@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "alloc.h"
 #include "pack_reader.h"
 
 namespace faultline {
@@ -26,13 +27,14 @@ class LineMatcher {
 
   // Sizes the working memory from the pack. Returns kNoMem on failure. The
   // pack view must outlive the matcher.
-  Status create(const PackView *pack);
+  Status create(const PackView *pack, const Allocator &alloc = Allocator{});
 
   // Matches one line (without its '\n'). Returns the number of matches.
   uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
 
  private:
   const PackView *pack_ = nullptr;
+  Allocator alloc_;
   uint32_t *seen_ = nullptr;       // per pattern: bits of pieces seen on this line
   uint32_t *full_mask_ = nullptr;  // per pattern: all piece bits
   uint32_t *touched_ = nullptr;    // patterns whose seen_ is non-zero
@@ -41,7 +43,6 @@ class LineMatcher {
   uint32_t complete_count_ = 0;
   int32_t *slots_ = nullptr;
   void *vm_scratch_ = nullptr;
-  const uint32_t *piece_pattern_ = nullptr;  // borrowed from the pack
 };
 
 }  // namespace faultline

@@ -1,0 +1,241 @@
+// C API: scanners. A scanner turns a byte stream into lines ('\n', "\r\n"
+// or a bare '\r' end one), keeps at most max_line_bytes of a line whatever
+// the chunking, and reports each match of each line through the callback.
+// Nothing here allocates after fl_scanner_create.
+#include <cstring>
+#include <new>
+
+#include "handles.h"
+#include "line_text.h"
+
+using namespace faultline;
+
+namespace {
+
+constexpr uint32_t kDefaultMaxLineBytes = 64 * 1024;
+
+// RAII claim of a scanner for one call: detects overlapping use.
+class Claim {
+ public:
+  explicit Claim(fl_scanner *s) : s_(s), ok_(!s->in_use.exchange(true, std::memory_order_acquire)) {}
+  ~Claim() {
+    if (ok_) s_->in_use.store(false, std::memory_order_release);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  fl_scanner *s_;
+  bool ok_;
+};
+
+struct LineContext {
+  fl_scanner *s;
+  const uint8_t *text;
+  size_t len;
+  bool truncated;
+};
+
+void on_match(void *ctx, uint32_t pattern_index, const int32_t *slots) {
+  auto *c = static_cast<LineContext *>(ctx);
+  fl_scanner *s = c->s;
+  s->stats.events++;
+  if (s->stopped || !s->fn) return;
+  const PackView &pack = s->pack->view;
+  const fb::Pattern *pat = pack.pattern(pattern_index);
+  const fb::Entry *entry = pack.entry(pat->entry());
+  fl_event ev;
+  std::memset(&ev, 0, sizeof ev);
+  ev.struct_size = sizeof ev;
+  ev.flags = c->truncated ? FL_EVENT_LINE_TRUNCATED : 0u;
+  ev.entry = pat->entry();
+  ev.pattern_index = pattern_index;
+  ev.entry_id = entry->id()->c_str();
+  ev.pattern = pat->name() ? pat->name()->c_str() : "";
+  ev.line_number = s->line_number;
+  ev.byte_offset = s->line_start;
+  ev.line = reinterpret_cast<const char *>(c->text);
+  ev.line_len = c->len;
+  uint32_t n = 0;
+  if (slots && pat->capture_names()) {
+    const auto *names = pat->capture_names();
+    for (uint32_t g = 0; g < names->size() && n < s->max_captures; g++) {
+      int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
+      if (a < 0 || b < a) continue;
+      s->captures[n].name = names->Get(g)->c_str();
+      s->captures[n].value = reinterpret_cast<const char *>(c->text) + a;
+      s->captures[n].value_len = static_cast<size_t>(b - a);
+      n++;
+    }
+  }
+  ev.captures = n ? s->captures : nullptr;
+  ev.capture_count = n;
+  if (s->fn(s->ctx, &ev) != 0) s->stopped = true;
+}
+
+// Matches one complete line (already cut to max_line_bytes).
+void emit_line(fl_scanner *s, const uint8_t *text, size_t len, bool truncated) {
+  s->line_number++;
+  s->stats.lines++;
+  if (truncated) s->stats.truncated_lines++;
+  if (std::memchr(text, 0x1b, len)) {
+    len = strip_ansi(text, len, s->clean);
+    text = s->clean;
+  }
+  LineContext c{s, text, len, truncated};
+  s->matcher.match_line(text, len, on_match, &c);
+}
+
+// Adds bytes of the current line to the buffer, up to max_line_bytes.
+void append(fl_scanner *s, const uint8_t *p, size_t n) {
+  s->line_open = s->line_open || n > 0;
+  size_t room = s->max_line_bytes - s->line_len;
+  if (n > room) {
+    s->line_truncated = true;
+    n = room;
+  }
+  std::memcpy(s->line + s->line_len, p, n);
+  s->line_len += n;
+}
+
+void reset_line(fl_scanner *s) {
+  s->line_len = 0;
+  s->line_truncated = false;
+  s->line_open = false;
+}
+
+// First '\n' or '\r' in [p, end), or end.
+const uint8_t *find_break(const uint8_t *p, const uint8_t *end) {
+  for (; p < end; p++)
+    if (*p == '\n' || *p == '\r') return p;
+  return end;
+}
+
+void feed(fl_scanner *s, const uint8_t *p, size_t len) {
+  const uint8_t *const begin = p, *const end = p + len;
+  if (s->pending_cr && p < end) {
+    s->pending_cr = false;
+    if (*p == '\n') {  // the second half of a "\r\n" split across chunks
+      p++;
+      s->line_start = s->offset + 1;
+    }
+  }
+  while (p < end) {
+    const uint8_t *brk = find_break(p, end);
+    if (brk == end) {
+      append(s, p, static_cast<size_t>(end - p));
+      break;
+    }
+    if (!s->line_open) {
+      // The whole line is in this chunk: match it in place.
+      size_t n = static_cast<size_t>(brk - p);
+      bool truncated = n > s->max_line_bytes;
+      emit_line(s, p, truncated ? s->max_line_bytes : n, truncated);
+    } else {
+      append(s, p, static_cast<size_t>(brk - p));
+      emit_line(s, s->line, s->line_len, s->line_truncated);
+      reset_line(s);
+    }
+    p = brk + 1;
+    if (*brk == '\r') {
+      if (p < end && *p == '\n') p++;
+      else if (p == end) s->pending_cr = true;
+    }
+    s->line_start = s->offset + static_cast<uint64_t>(p - begin);
+  }
+  s->offset += len;
+  s->stats.bytes += len;
+}
+
+}  // namespace
+
+extern "C" {
+
+fl_status fl_scanner_options_init(fl_scanner_options *opts, size_t size) {
+  if (!opts || size < sizeof(fl_scanner_options)) return FL_E_INVALID_ARG;
+  std::memset(opts, 0, size);
+  opts->struct_size = static_cast<uint32_t>(sizeof(fl_scanner_options));
+  return FL_OK;
+}
+
+fl_status fl_scanner_create(const fl_pack *pack, const fl_scanner_options *opts, fl_scanner **out) {
+  if (!out) return FL_E_INVALID_ARG;
+  *out = nullptr;
+  if (!pack) return FL_E_INVALID_ARG;
+  fl_scanner_options o = FL_SCANNER_OPTIONS_INIT;
+  if (opts) {
+    if (opts->struct_size < offsetof(fl_scanner_options, allocator)) return FL_E_INVALID_ARG;
+    if (opts->struct_size > sizeof o) {
+      const uint8_t *tail = reinterpret_cast<const uint8_t *>(opts) + sizeof o;
+      for (size_t i = 0; i < opts->struct_size - sizeof o; i++)
+        if (tail[i]) return FL_E_INVALID_ARG;
+    }
+    std::memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+  }
+  Allocator alloc = Allocator::from(o.allocator);
+  void *mem = alloc.allocate(sizeof(fl_scanner));
+  if (!mem) return FL_E_NOMEM;
+  fl_scanner *s = new (mem) fl_scanner;
+  s->pack = pack;
+  s->alloc = alloc;
+  s->max_line_bytes = o.max_line_bytes ? o.max_line_bytes : kDefaultMaxLineBytes;
+  s->max_captures = pack->view.root->max_slot_count() / 2;
+  s->line = static_cast<uint8_t *>(alloc.allocate(s->max_line_bytes));
+  s->clean = static_cast<uint8_t *>(alloc.allocate(s->max_line_bytes));
+  s->captures = static_cast<fl_capture *>(alloc.allocate_zeroed(s->max_captures ? s->max_captures : 1, sizeof(fl_capture)));
+  if (!s->line || !s->clean || !s->captures || s->matcher.create(&pack->view, alloc) != Status::kOk) {
+    fl_scanner_free(s);
+    return FL_E_NOMEM;
+  }
+  s->stats.struct_size = sizeof s->stats;
+  *out = s;
+  return FL_OK;
+}
+
+fl_status fl_scanner_feed(fl_scanner *scanner, const void *bytes, size_t len, fl_event_fn fn, void *ctx) {
+  if (!scanner || (!bytes && len)) return FL_E_INVALID_ARG;
+  Claim claim(scanner);
+  if (!claim.ok()) return FL_E_SCANNER_IN_USE;
+  scanner->errmsg[0] = '\0';
+  scanner->fn = fn;
+  scanner->ctx = ctx;
+  scanner->stopped = false;
+  if (len) feed(scanner, static_cast<const uint8_t *>(bytes), len);
+  return scanner->stopped ? FL_E_STOPPED : FL_OK;
+}
+
+fl_status fl_scanner_finish(fl_scanner *scanner, fl_event_fn fn, void *ctx) {
+  if (!scanner) return FL_E_INVALID_ARG;
+  Claim claim(scanner);
+  if (!claim.ok()) return FL_E_SCANNER_IN_USE;
+  scanner->fn = fn;
+  scanner->ctx = ctx;
+  scanner->stopped = false;
+  if (scanner->line_open) emit_line(scanner, scanner->line, scanner->line_len, scanner->line_truncated);
+  bool stopped = scanner->stopped;
+  reset_line(scanner);
+  scanner->pending_cr = false;
+  scanner->offset = scanner->line_start = scanner->line_number = 0;
+  return stopped ? FL_E_STOPPED : FL_OK;
+}
+
+fl_status fl_scanner_get_stats(const fl_scanner *scanner, fl_scanner_stats *stats) {
+  if (!scanner || !stats || stats->struct_size < sizeof(fl_scanner_stats)) return FL_E_INVALID_ARG;
+  uint32_t size = stats->struct_size;
+  *stats = scanner->stats;
+  stats->struct_size = size;
+  return FL_OK;
+}
+
+const char *fl_scanner_errmsg(const fl_scanner *scanner) { return scanner ? scanner->errmsg : ""; }
+
+void fl_scanner_free(fl_scanner *scanner) {
+  if (!scanner) return;
+  Allocator alloc = scanner->alloc;
+  alloc.release(scanner->line);
+  alloc.release(scanner->clean);
+  alloc.release(scanner->captures);
+  scanner->~fl_scanner();
+  alloc.release(scanner);
+}
+
+}  // extern "C"
