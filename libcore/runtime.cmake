@@ -35,7 +35,31 @@ foreach(_kind IN ITEMS shared static)
   target_compile_definitions(${_target} PRIVATE FAULTLINE_BUILDING)
   set_target_properties(${_target} PROPERTIES POSITION_INDEPENDENT_CODE ON
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_link_libraries(${_target} PRIVATE $<BUILD_INTERFACE:faultline_matcher> $<BUILD_INTERFACE:faultline_warnings>)
+  target_sources(${_target} PRIVATE $<TARGET_OBJECTS:faultline_matcher>)
+  target_include_directories(${_target} PRIVATE $<TARGET_PROPERTY:faultline_matcher,INCLUDE_DIRECTORIES>)
+  add_dependencies(${_target} faultline_matcher)
+  target_link_libraries(${_target} PRIVATE $<BUILD_INTERFACE:faultline_warnings>)
 endforeach()
+set_target_properties(faultline_core PROPERTIES EXPORT_NAME core)
+set_target_properties(faultline_static PROPERTIES EXPORT_NAME static)
 add_library(faultline::core ALIAS faultline_core)
 add_library(faultline::static ALIAS faultline_static)
+
+# Install: header, both libraries, a CMake package (find_package(faultline),
+# targets faultline::core and faultline::static) and a pkg-config file.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+install(TARGETS faultline_core faultline_static EXPORT faultlineTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/faultline.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT faultlineTargets NAMESPACE faultline:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/faultline)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/libcore/faultlineConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/faultlineConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/faultline)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/faultlineConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/faultlineConfig.cmake ${CMAKE_BINARY_DIR}/faultlineConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/faultline)
+file(RELATIVE_PATH FL_PC_PREFIX_FROM_PCDIR "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+configure_file(${PROJECT_SOURCE_DIR}/libcore/faultline.pc.in ${CMAKE_BINARY_DIR}/faultline.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/faultline.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
