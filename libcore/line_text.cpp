@@ -13,13 +13,19 @@ size_t strip_ansi(const uint8_t *line, size_t len, uint8_t *out) {
     uint8_t kind = line[i + 1];
     i += 2;
     if (kind == '[') {
-      // Parameter (0x30-0x3f) and intermediate (0x20-0x2f) bytes, then one
-      // final byte (0x40-0x7e).
+      // CSI: parameter (0x30-0x3f) and intermediate (0x20-0x2f) bytes, then
+      // one final byte (0x40-0x7e).
       while (i < len && line[i] >= 0x20 && line[i] <= 0x3f) i++;
       if (i < len && line[i] >= 0x40 && line[i] <= 0x7e) i++;
     } else if (kind == ']') {
+      // OSC: up to BEL or ESC '\'.
       while (i < len && line[i] != 0x07 && !(line[i] == 0x1b && i + 1 < len && line[i + 1] == '\\')) i++;
       if (i < len) i += line[i] == 0x07 ? 1 : 2;
+    } else if (kind >= 0x20 && kind <= 0x2f) {
+      // nF escapes such as ESC ( B (character set): intermediates, then one
+      // final byte.
+      while (i < len && line[i] >= 0x20 && line[i] <= 0x2f) i++;
+      if (i < len && line[i] >= 0x30 && line[i] <= 0x7e) i++;
     }
     // Any other ESC x: both bytes dropped.
   }

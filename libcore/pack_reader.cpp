@@ -136,6 +136,14 @@ Status read_header(const uint8_t *bytes, size_t size, PackHeader *out, ErrorText
     err->set("pack header size %u is invalid", h.header_bytes);
     return Status::kPackCorrupt;
   }
+  bool reserved_zero = h.flags == 0;
+  for (uint8_t b : h.reserved) reserved_zero = reserved_zero && b == 0;
+  if (!reserved_zero) {
+    // Reserved fields carry no meaning this runtime knows: a pack that sets
+    // them needs a newer runtime (which would also bump the major).
+    err->set("pack header has reserved fields set");
+    return Status::kPackCorrupt;
+  }
   if (h.total_bytes != size) {
     err->set("pack length mismatch: header says %llu bytes, got %zu (truncated or padded)",
              static_cast<unsigned long long>(h.total_bytes), size);

@@ -1,0 +1,368 @@
+// The C API as embedders use it, through include/faultline.h only: chunking
+// invariance on real logs, line breaks, hostile logs with bounded memory,
+// hostile packs, threads, argument checks.
+#include <doctest/doctest.h>
+#include <faultline.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path &p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Every field of an event, copied (pointers die with the callback).
+std::string describe(const fl_event *ev) {
+  std::string s = std::to_string(ev->line_number) + "@" + std::to_string(ev->byte_offset) + " " + ev->entry_id + "/" +
+                  ev->pattern + " f" + std::to_string(ev->flags) + " [" + std::string(ev->line, ev->line_len) + "]";
+  for (uint32_t i = 0; i < ev->capture_count; i++)
+    s += " " + std::string(ev->captures[i].name) + "=" + std::string(ev->captures[i].value, ev->captures[i].value_len);
+  return s;
+}
+
+int collect(void *ctx, const fl_event *ev) {
+  static_cast<std::vector<std::string> *>(ctx)->push_back(describe(ev));
+  return 0;
+}
+
+struct Pack {
+  fl_pack *pack = nullptr;
+  explicit Pack(const fl_pack_options *opts = nullptr) {
+    char err[256];
+    REQUIRE(fl_pack_open_default(opts, &pack, err, sizeof err) == FL_OK);
+  }
+  ~Pack() { fl_pack_free(pack); }
+};
+
+// Scans `text` cut at `cuts` (sorted offsets) and returns the events.
+std::vector<std::string> scan(fl_pack *pack, const std::string &text, const std::vector<size_t> &cuts,
+                              uint32_t max_line = 0) {
+  fl_scanner_options o = FL_SCANNER_OPTIONS_INIT;
+  o.max_line_bytes = max_line;
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack, &o, &s) == FL_OK);
+  std::vector<std::string> events;
+  size_t at = 0;
+  for (size_t cut : cuts) {
+    REQUIRE(fl_scanner_feed(s, text.data() + at, cut - at, collect, &events) == FL_OK);
+    at = cut;
+  }
+  REQUIRE(fl_scanner_feed(s, text.data() + at, text.size() - at, collect, &events) == FL_OK);
+  REQUIRE(fl_scanner_finish(s, collect, &events) == FL_OK);
+  fl_scanner_free(s);
+  return events;
+}
+
+std::vector<size_t> random_cuts(std::mt19937 &rng, size_t size) {
+  std::vector<size_t> cuts;
+  if (size == 0) return cuts;
+  int n = std::uniform_int_distribution<int>(1, 40)(rng);
+  for (int i = 0; i < n; i++) cuts.push_back(std::uniform_int_distribution<size_t>(0, size)(rng));
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
+// Real logs: the bundled ones, plus ../shared's corpus and eval cases when
+// this checkout sits next to them.
+std::vector<fs::path> real_logs() {
+  std::vector<fs::path> logs;
+  for (const char *dir : {FAULTLINE_TEST_DATA "/logs", FAULTLINE_SHARED_DIR "/eval/cases", FAULTLINE_SHARED_DIR "/corpus/failing",
+                          FAULTLINE_SHARED_DIR "/corpus/healthy"}) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".log") logs.push_back(e.path());
+  }
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+// A counting allocator: live and peak bytes, and how many allocations.
+struct Counting {
+  std::atomic<size_t> live{0}, peak{0}, calls{0};
+  size_t fail_at = 0;  // fail the Nth allocation (1-based); 0 = never
+  static void *alloc(void *ctx, size_t n) {
+    auto *c = static_cast<Counting *>(ctx);
+    size_t k = ++c->calls;
+    if (c->fail_at && k == c->fail_at) return nullptr;
+    auto *p = static_cast<size_t *>(std::malloc(n + 16));
+    if (!p) return nullptr;
+    p[0] = n;
+    size_t now = c->live += n;
+    size_t old = c->peak.load();
+    while (now > old && !c->peak.compare_exchange_weak(old, now)) {
+    }
+    return p + 2;
+  }
+  static void release(void *ctx, void *ptr) {
+    if (!ptr) return;
+    auto *p = static_cast<size_t *>(ptr) - 2;
+    static_cast<Counting *>(ctx)->live -= p[0];
+    std::free(p);
+  }
+  fl_allocator allocator() { return fl_allocator{alloc, release, this}; }
+};
+
+}  // namespace
+
+TEST_CASE("api: versions, status texts, option init") {
+  CHECK(fl_version_number() == FL_VERSION_NUMBER);
+  CHECK(std::string(fl_version_string()) == "0.1.0");
+  CHECK(std::string(fl_status_str(FL_E_PACK_VERSION)) == "unsupported pack format version");
+  CHECK(std::string(fl_status_str(12345)) == "unknown status");
+  fl_scanner_options o;
+  CHECK(fl_scanner_options_init(&o, sizeof o) == FL_OK);
+  CHECK(o.struct_size == sizeof o);
+  CHECK(fl_scanner_options_init(&o, 4) == FL_E_INVALID_ARG);
+}
+
+TEST_CASE("api: argument checks set out-parameters to NULL") {
+  fl_pack *p = reinterpret_cast<fl_pack *>(0x1);
+  CHECK(fl_pack_open_memory(nullptr, 10, nullptr, &p, nullptr, 0) == FL_E_INVALID_ARG);
+  CHECK(p == nullptr);
+  p = reinterpret_cast<fl_pack *>(0x1);
+  char err[128];
+  CHECK(fl_pack_open_file("/nonexistent/pack.flpack", nullptr, &p, err, sizeof err) == FL_E_IO);
+  CHECK(p == nullptr);
+  CHECK(std::string(err).find("/nonexistent/pack.flpack") != std::string::npos);
+  fl_scanner *s = reinterpret_cast<fl_scanner *>(0x1);
+  CHECK(fl_scanner_create(nullptr, nullptr, &s) == FL_E_INVALID_ARG);
+  CHECK(s == nullptr);
+  CHECK(fl_scanner_feed(nullptr, "x", 1, nullptr, nullptr) == FL_E_INVALID_ARG);
+  Pack pack;
+  fl_scanner_options bad = FL_SCANNER_OPTIONS_INIT;
+  bad.struct_size = 2;
+  CHECK(fl_scanner_create(pack.pack, &bad, &s) == FL_E_INVALID_ARG);
+  fl_pack_free(nullptr);
+  fl_scanner_free(nullptr);
+  CHECK(fl_pack_entry_id(pack.pack, 1u << 30) == nullptr);
+  CHECK(std::string(fl_pack_entry_id(pack.pack, 0)).size() > 0);
+}
+
+TEST_CASE("api: line breaks: \\n, \\r\\n and a bare \\r each end one line") {
+  Pack pack;
+  std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB";
+  std::string text = "a\r\n" + oom + "\rprogress 10%\rprogress 20%\r\n" + oom + "\n\n" + oom;  // last line unterminated
+  auto events = scan(pack.pack, text, {});
+  REQUIRE(events.size() == 3);
+  CHECK(events[0].rfind("2@3 cuda-out-of-memory/", 0) == 0);
+  CHECK(events[1].rfind("5@" + std::to_string(3 + oom.size() + 1 + 13 + 13 + 1), 0) == 0);
+  CHECK(events[2].rfind("7@", 0) == 0);
+  // A "\r\n" split between two chunks is still one break.
+  size_t crlf = text.find("\r\n");
+  CHECK(scan(pack.pack, text, {crlf + 1}) == events);
+}
+
+TEST_CASE("api: events are identical however real logs are chunked") {
+  Pack pack;
+  std::mt19937 rng(20261202);
+  size_t logs = 0, runs = 0, events_seen = 0;
+  for (const auto &path : real_logs()) {
+    std::string text = read_file(path);
+    auto reference = scan(pack.pack, text, {});
+    events_seen += reference.size();
+    // Small logs many times, large ones fewer: thousands of runs in all.
+    int reps = text.size() < 64 * 1024 ? 60 : text.size() < 2 * 1024 * 1024 ? 6 : 2;
+    for (int r = 0; r < reps; r++) {
+      auto cuts = random_cuts(rng, text.size());
+      auto got = scan(pack.pack, text, cuts);
+      CHECK_MESSAGE(got == reference, path.filename().string() << " differs when cut at " << cuts.size() << " places");
+      runs++;
+    }
+    if (text.size() < 16 * 1024) {  // and one byte at a time
+      std::vector<size_t> every(text.size());
+      for (size_t i = 0; i < text.size(); i++) every[i] = i;
+      CHECK(scan(pack.pack, text, every) == reference);
+      runs++;
+    }
+    logs++;
+  }
+  MESSAGE(logs << " real logs, " << runs << " chunkings, " << events_seen << " events per full pass");
+  CHECK(logs >= 4);
+  CHECK(events_seen > 0);
+}
+
+TEST_CASE("api: ANSI colors do not break matching or captures") {
+  Pack pack;
+  std::string plain = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB";
+  std::string colored = "\x1b[1;31m" + plain.substr(0, 30) + "\x1b[0m" + plain.substr(30) + "\x1b]0;title\x07\x1b(B";
+  auto a = scan(pack.pack, plain + "\n", {});
+  auto b = scan(pack.pack, colored + "\n", {});
+  REQUIRE(a.size() == 1);
+  CHECK(a == b);
+  CHECK(a[0].find("requested=2.00 GiB") != std::string::npos);
+}
+
+TEST_CASE("api: hostile logs: bounded memory, no allocation while feeding, right events after") {
+  Counting counter;
+  fl_allocator al = counter.allocator();
+  fl_pack_options po = FL_PACK_OPTIONS_INIT;
+  po.allocator = &al;
+  fl_pack *pack = nullptr;
+  REQUIRE(fl_pack_open_default(&po, &pack, nullptr, 0) == FL_OK);
+  fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
+  so.allocator = &al;
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack, &so, &s) == FL_OK);
+  const size_t calls_after_create = counter.calls, peak_after_create = counter.peak;
+  std::vector<std::string> events;
+  std::string oom = "CUDA out of memory. Tried to allocate 20.00 MiB";
+
+  SUBCASE("a 100 MB line without a newline, then a failure") {
+    std::string chunk(1 << 20, 'x');
+    std::memcpy(&chunk[100], oom.data(), oom.size());  // inside the first 64 KiB: matched, flagged
+    for (int i = 0; i < 100; i++) {
+      REQUIRE(fl_scanner_feed(s, chunk.data(), chunk.size(), collect, &events) == FL_OK);
+      chunk.replace(100, oom.size(), std::string(oom.size(), 'x'));
+    }
+    std::string tail = "\n" + oom + "\n";
+    REQUIRE(fl_scanner_feed(s, tail.data(), tail.size(), collect, &events) == FL_OK);
+    REQUIRE(events.size() == 2);
+    CHECK(events[0].rfind("1@0 cuda-out-of-memory/", 0) == 0);
+    CHECK(events[0].find(" f1 ") != std::string::npos);  // truncated
+    CHECK(events[1].rfind("2@104857601 cuda-out-of-memory/", 0) == 0);
+  }
+  SUBCASE("NUL-filled input") {
+    std::string zeros(8 << 20, '\0');
+    for (size_t i = 4096; i < zeros.size(); i += 4096) zeros[i] = '\n';
+    REQUIRE(fl_scanner_feed(s, zeros.data(), zeros.size(), collect, &events) == FL_OK);
+    std::string tail = "\n" + oom + "\n";
+    REQUIRE(fl_scanner_feed(s, tail.data(), tail.size(), collect, &events) == FL_OK);
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].find("cuda-out-of-memory/") != std::string::npos);
+  }
+  SUBCASE("random bytes, then a failure") {
+    std::mt19937 rng(5);
+    std::string junk(8 << 20, '\0');
+    for (auto &c : junk) c = static_cast<char>(rng());
+    REQUIRE(fl_scanner_feed(s, junk.data(), junk.size(), nullptr, nullptr) == FL_OK);
+    std::string tail = "\n" + oom + "\n";
+    REQUIRE(fl_scanner_feed(s, tail.data(), tail.size(), collect, &events) == FL_OK);
+    REQUIRE(!events.empty());
+    CHECK(events.back().find("cuda-out-of-memory/") != std::string::npos);
+  }
+  SUBCASE("a flood of bare carriage returns") {
+    std::string crs(10 << 20, '\r');
+    REQUIRE(fl_scanner_feed(s, crs.data(), crs.size(), collect, &events) == FL_OK);
+    std::string tail = oom + "\n";
+    REQUIRE(fl_scanner_feed(s, tail.data(), tail.size(), collect, &events) == FL_OK);
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].rfind(std::to_string((10u << 20) + 1) + "@", 0) == 0);
+  }
+  CHECK(counter.calls == calls_after_create);  // feeding allocated nothing
+  CHECK(counter.peak == peak_after_create);
+  CHECK(counter.peak < 4u << 20);               // pack handle + scanner: small, whatever the input
+  fl_scanner_free(s);
+  fl_pack_free(pack);
+  CHECK(counter.live == 0);
+}
+
+TEST_CASE("api: every allocation failure is reported as FL_E_NOMEM and leaks nothing") {
+  for (size_t n = 1;; n++) {
+    Counting counter;
+    counter.fail_at = n;
+    fl_allocator al = counter.allocator();
+    fl_pack_options po = FL_PACK_OPTIONS_INIT;
+    po.allocator = &al;
+    fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
+    so.allocator = &al;
+    fl_pack *pack = nullptr;
+    fl_scanner *s = nullptr;
+    fl_status st = fl_pack_open_default(&po, &pack, nullptr, 0);
+    if (st == FL_OK) st = fl_scanner_create(pack, &so, &s);
+    if (st == FL_OK) {
+      fl_scanner_free(s);
+      fl_pack_free(pack);
+      CHECK(counter.live == 0);
+      break;  // no allocation left to fail
+    }
+    CHECK(st == FL_E_NOMEM);
+    CHECK(s == nullptr);
+    fl_pack_free(pack);
+    CHECK(counter.live == 0);
+    REQUIRE(n < 100);
+  }
+}
+
+TEST_CASE("api: a callback can stop a feed; the scanner keeps its place") {
+  Pack pack;
+  std::string oom = "CUDA out of memory. Tried to allocate 20.00 MiB\n";
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack.pack, nullptr, &s) == FL_OK);
+  int calls = 0;
+  auto stop = [](void *ctx, const fl_event *) { return ++*static_cast<int *>(ctx), 1; };
+  std::string two = oom + oom;
+  CHECK(fl_scanner_feed(s, two.data(), two.size(), stop, &calls) == FL_E_STOPPED);
+  CHECK(calls == 1);
+  std::vector<std::string> events;
+  CHECK(fl_scanner_feed(s, oom.data(), oom.size(), collect, &events) == FL_OK);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].rfind("3@", 0) == 0);
+  fl_scanner_stats st;
+  st.struct_size = sizeof st;
+  REQUIRE(fl_scanner_get_stats(s, &st) == FL_OK);
+  CHECK(st.lines == 3);
+  CHECK(st.events == 3);
+  fl_scanner_free(s);
+}
+
+TEST_CASE("api: a callback feeding its own scanner gets FL_E_SCANNER_IN_USE") {
+  Pack pack;
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack.pack, nullptr, &s) == FL_OK);
+  struct Ctx {
+    fl_scanner *s;
+    fl_status inner;
+  } ctx{s, FL_OK};
+  auto reenter = [](void *c, const fl_event *) {
+    auto *x = static_cast<Ctx *>(c);
+    x->inner = fl_scanner_feed(x->s, "x", 1, nullptr, nullptr);
+    return 0;
+  };
+  std::string oom = "CUDA out of memory. Tried to allocate 20.00 MiB\n";
+  CHECK(fl_scanner_feed(s, oom.data(), oom.size(), reenter, &ctx) == FL_OK);
+  CHECK(ctx.inner == FL_E_SCANNER_IN_USE);
+  fl_scanner_free(s);
+}
+
+TEST_CASE("api: four threads share one pack and agree with one thread") {
+  Pack pack;
+  std::vector<std::string> texts;
+  for (const auto &p : real_logs()) texts.push_back(read_file(p));
+  std::vector<std::vector<std::string>> reference;
+  for (const auto &t : texts) reference.push_back(scan(pack.pack, t, {}));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; k++)
+    threads.emplace_back([&, k] {
+      fl_scanner *s = nullptr;
+      if (fl_scanner_create(pack.pack, nullptr, &s) != FL_OK) {
+        mismatches++;
+        return;
+      }
+      for (size_t i = 0; i < texts.size(); i++) {
+        size_t idx = (i + static_cast<size_t>(k)) % texts.size();  // different orders
+        std::vector<std::string> events;
+        fl_scanner_feed(s, texts[idx].data(), texts[idx].size(), collect, &events);
+        fl_scanner_finish(s, collect, &events);
+        if (events != reference[idx]) mismatches++;
+      }
+      fl_scanner_free(s);
+    });
+  for (auto &t : threads) t.join();
+  CHECK(mismatches == 0);
+}
