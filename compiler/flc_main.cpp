@@ -121,10 +121,15 @@ PackView open_or_exit(const uint8_t *bytes, size_t size, const std::string &what
   return v;
 }
 
-// Loads and compiles a signatures directory; exits 1 on signature errors.
+// The framing formats of the directory being compiled (set by load_or_exit).
+std::vector<Framing> g_framings;
+
+// Loads and compiles a signatures directory (and its framing/ formats);
+// exits 1 on signature errors.
 std::vector<Signature> load_or_exit(const Args &a, Diagnostics *diags) {
   if (a.input.empty()) usage_error(a.command + " needs a signatures directory");
   std::vector<Signature> sigs = load_signatures(a.input, LoadOptions{}, diags);
+  g_framings = load_framings(a.input, LoadOptions{}, diags);
   if (diags->has_errors()) {
     diags->print();
     std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
@@ -136,7 +141,7 @@ std::vector<Signature> load_or_exit(const Args &a, Diagnostics *diags) {
 BuildResult build_or_exit(const std::vector<Signature> &sigs, Args &a) {
   a.build.pack_version = read_pack_version(a.input);
   try {
-    return build_pack(sigs, a.build);
+    return build_pack(sigs, a.build, g_framings);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "flc: cannot build the pack: %s\n", e.what());
     std::exit(2);
@@ -171,12 +176,16 @@ int cmd_test(Args &a) {
   TestSummary sum;
   try {
     sum = run_signature_tests(sigs, pack, &diags);
+    TestSummary framing = run_framing_tests(g_framings, pack, &diags);
+    sum.lines += framing.lines;
+    sum.failures += framing.failures;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "flc: %s\n", e.what());
     return 2;
   }
   diags.print();
-  std::printf("flc test: %zu entries, %zu example lines, %zu failure(s)\n", sigs.size(), sum.lines, sum.failures);
+  std::printf("flc test: %zu entries, %zu framing formats, %zu example lines, %zu failure(s)\n", sigs.size(), g_framings.size(),
+              sum.lines, sum.failures);
   return sum.failures ? 1 : 0;
 }
 
@@ -186,6 +195,7 @@ int cmd_lint(Args &a) {
   BuildResult r = build_or_exit(sigs, a);
   PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
   lint_signatures(sigs, pack, &diags);
+  lint_framings(g_framings, &diags);
   diags.print();
   size_t errors = diags.error_count(), warnings = diags.all().size() - errors;
   std::printf("flc lint: %zu entries, %zu error(s), %zu warning(s)\n", sigs.size(), errors, warnings);

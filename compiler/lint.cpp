@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "pieces.h"
 #include "signature_tests.h"
 
 namespace faultline {
@@ -20,8 +21,13 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
     if (s.must_match.size() < 2) error(s, s.id_pos, "needs at least 2 must-match test lines (has " + std::to_string(s.must_match.size()) + ")");
     if (s.must_not_match.size() < 2)
       error(s, s.id_pos, "needs at least 2 must-not-match near misses (has " + std::to_string(s.must_not_match.size()) + ")");
-    for (const auto &p : s.patterns)
+    for (const auto &p : s.patterns) {
       if (p.pieces.weak) warn(s, p.pos, "pattern '" + p.name + "' has no literal of 3+ bytes: most lines will reach its program");
+      std::vector<uint32_t> grams;
+      bool any = false;
+      for (const auto &piece : p.pieces.pieces) any = piece_grams(piece, &grams) || any;
+      if (!any) warn(s, p.pos, "pattern '" + p.name + "' has no 3-byte literal the prefilter can use: it turns the prefilter off for the whole pack");
+    }
     for (const auto &r : s.references)
       if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);
 
@@ -31,6 +37,7 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
       std::set<std::string> others;
       for (const auto &[p, fields] : m.patterns) {
         uint32_t owner = pack.pattern(p)->entry();
+        if (owner == kFramingEntry) continue;
         if (owner == ei) exercised.insert(p);
         else if (!pack.entry(owner)->deprecated()) others.insert(pack.entry(owner)->id()->str());
       }
@@ -51,6 +58,18 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
         const auto &def = s.patterns[p - e->first_pattern()];
         warn(s, def.pos, "pattern '" + def.name + "' is not exercised by any must-match line");
       }
+  }
+}
+
+void lint_framings(const std::vector<Framing> &framings, Diagnostics *diags) {
+  for (const auto &f : framings) {
+    auto error = [&](const std::string &msg) { diags->error(Diagnostic{Diagnostic::kError, f.file, f.id_pos.line, f.id_pos.col, f.id, msg, ""}); };
+    if (f.must_match.size() < 2) error("needs at least 2 must-match test lines");
+    if (f.must_not_match.size() < 2) error("needs at least 2 must-not-match near misses");
+    for (const auto &p : f.patterns)
+      if (p.pieces.weak)
+        diags->warning(Diagnostic{Diagnostic::kWarning, f.file, p.pos.line, p.pos.col, f.id,
+                                  "pattern '" + p.name + "' has no literal of 3+ bytes: lines with events will run its program", ""});
   }
 }
 

@@ -12,5 +12,6 @@
 namespace faultline {
 
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags);
+void lint_framings(const std::vector<Framing> &framings, Diagnostics *diags);
 
 }  // namespace faultline

@@ -52,6 +52,22 @@ void list(std::FILE *out, const char *name, const V *v) {
     for (uint32_t i = 0; i < v->size(); i++) std::fprintf(out, "    - %s\n", one_line(v->Get(i)->str()).c_str());
 }
 
+void dump_pattern(const PackView &pack, uint32_t p, std::FILE *out) {
+  const fb::Pattern *pat = pack.pattern(p);
+  std::fprintf(out, "  pattern %u: %s\n    regex: %s\n    source: %s\n    pieces: %u%s\n", p, s(pat->name()).c_str(),
+               s(pat->regex()).c_str(), one_line(s(pat->source())).c_str(), pat->piece_count(), pat->exact() ? " (exact)" : "");
+  std::fprintf(out, "    captures:");
+  for (const auto *n : *pat->capture_names()) std::fprintf(out, " %s", n->c_str());
+  std::fprintf(out, "\n    program:\n");
+  std::string dis = disassemble(pack.program(p));
+  size_t start = 0;
+  while (start < dis.size()) {
+    size_t nl = dis.find('\n', start);
+    std::fprintf(out, "      %s\n", dis.substr(start, nl - start).c_str());
+    start = nl + 1;
+  }
+}
+
 }  // namespace
 
 std::string disassemble(const ProgramView &p) {
@@ -86,9 +102,13 @@ void dump_pack(const PackView &pack, std::FILE *out) {
   std::fprintf(out, "pack:\n  format: %u.%u\n  bytes: %llu\n  content_hash: %016llx\n  pack_version: %s\n  compiler: %s\n",
                h.format_major, h.format_minor, static_cast<unsigned long long>(h.total_bytes),
                static_cast<unsigned long long>(h.content_hash), s(r->pack_version()).c_str(), s(r->compiler_version()).c_str());
-  std::fprintf(out, "  entries: %u\n  patterns: %u\n  pieces: %u\n  dfas: %u\n  max_program_insns: %u\n  max_slot_count: %u\n\n",
+  std::fprintf(out, "  entries: %u\n  patterns: %u\n  pieces: %u\n  dfas: %u\n  max_program_insns: %u\n  max_slot_count: %u\n",
                pack.entry_count(), pack.pattern_count(), r->pieces()->size(), pack.dfa_count(), r->max_program_insns(),
                r->max_slot_count());
+  if (const fb::Prefilter *pf = r->prefilter())
+    std::fprintf(out, "  prefilter: %u 3-grams, %s, set xxh64 %016llx\n", pf->gram_count(), pf->complete() ? "complete" : "incomplete (off)",
+                 static_cast<unsigned long long>(xxh64(pf->grams()->data(), pf->grams()->size())));
+  std::fprintf(out, "\n");
   for (uint32_t i = 0; i < pack.entry_count(); i++) {
     const fb::Entry *e = pack.entry(i);
     std::fprintf(out, "entry %u: %s\n", i, s(e->id()).c_str());
@@ -127,21 +147,14 @@ void dump_pack(const PackView &pack, std::FILE *out) {
     std::fprintf(out, "\n  causes:");
     for (uint32_t k : *e->causes()) std::fprintf(out, " %s", s(pack.entry(k)->id()).c_str());
     std::fprintf(out, "\n");
-    for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++) {
-      const fb::Pattern *pat = pack.pattern(p);
-      std::fprintf(out, "  pattern %u: %s\n    regex: %s\n    source: %s\n    pieces: %u%s\n", p, s(pat->name()).c_str(),
-                   s(pat->regex()).c_str(), one_line(s(pat->source())).c_str(), pat->piece_count(), pat->exact() ? " (exact)" : "");
-      std::fprintf(out, "    captures:");
-      for (const auto *n : *pat->capture_names()) std::fprintf(out, " %s", n->c_str());
-      std::fprintf(out, "\n    program:\n");
-      std::string dis = disassemble(pack.program(p));
-      size_t start = 0;
-      while (start < dis.size()) {
-        size_t nl = dis.find('\n', start);
-        std::fprintf(out, "      %s\n", dis.substr(start, nl - start).c_str());
-        start = nl + 1;
-      }
-    }
+    for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++) dump_pattern(pack, p, out);
+    std::fprintf(out, "\n");
+  }
+  for (uint32_t f = 0; r->framing() && f < r->framing()->size(); f++) {
+    const fb::Framing *fr = r->framing()->Get(f);
+    std::fprintf(out, "framing %u: %s\n  file: %s\n  title: %s\n  description: %s\n", f, s(fr->name()).c_str(),
+                 s(fr->source_path()).c_str(), one_line(s(fr->title())).c_str(), one_line(s(fr->description())).c_str());
+    for (uint32_t p = fr->first_pattern(); p < fr->first_pattern() + fr->pattern_count(); p++) dump_pattern(pack, p, out);
     std::fprintf(out, "\n");
   }
   for (uint32_t d = 0; d < pack.dfa_count(); d++) {
@@ -157,8 +170,9 @@ void dump_pack(const PackView &pack, std::FILE *out) {
       std::fprintf(out, "    %u:", st);
       for (const uint32_t *a = v.accepts_begin(st); a != v.accepts_end(st); ++a) {
         const fb::Piece *pc = r->pieces()->Get(*a);
-        std::fprintf(out, " %s/%s#%u", s(pack.entry(pack.pattern(pc->pattern())->entry())->id()).c_str(),
-                     s(pack.pattern(pc->pattern())->name()).c_str(), pc->bit());
+        const fb::Pattern *pat = pack.pattern(pc->pattern());
+        std::string owner = pat->entry() == kFramingEntry ? "framing" : s(pack.entry(pat->entry())->id());
+        std::fprintf(out, " %s/%s#%u", owner.c_str(), s(pat->name()).c_str(), pc->bit());
       }
       std::fprintf(out, "\n");
     }
@@ -170,8 +184,11 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
   const fb::Pack *r = pack.root;
   std::fprintf(out, "pack %s (%s), format %u.%u, %llu bytes\n", s(r->pack_version()).c_str(), s(r->compiler_version()).c_str(),
                pack.header.format_major, pack.header.format_minor, static_cast<unsigned long long>(pack.header.total_bytes));
-  std::fprintf(out, "%u entries, %u patterns, %u pieces, %u DFAs\n\n", pack.entry_count(), pack.pattern_count(),
-               r->pieces()->size(), pack.dfa_count());
+  std::fprintf(out, "%u entries, %u framing formats, %u patterns, %u pieces, %u DFAs\n", pack.entry_count(),
+               r->framing() ? r->framing()->size() : 0, pack.pattern_count(), r->pieces()->size(), pack.dfa_count());
+  if (const fb::Prefilter *pf = r->prefilter())
+    std::fprintf(out, "prefilter: %u 3-grams, %s\n", pf->gram_count(), pf->complete() ? "complete (lines without one skip the DFAs)" : "incomplete: off");
+  std::fprintf(out, "\n");
   std::fprintf(out, "%-5s %8s %8s %8s %8s %12s\n", "dfa", "pieces", "states", "classes", "width", "table bytes");
   size_t total_states = 0, total_bytes = 0;
   for (uint32_t d = 0; d < pack.dfa_count(); d++) {
@@ -188,7 +205,8 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
   std::fprintf(out, "%-44s %-28s %6s %6s %6s\n", "entry", "pattern", "pieces", "insns", "exact");
   for (uint32_t p = 0; p < pack.pattern_count(); p++) {
     const fb::Pattern *pat = pack.pattern(p);
-    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", s(pack.entry(pat->entry())->id()).c_str(), s(pat->name()).c_str(),
+    std::string owner = pat->entry() == kFramingEntry ? "(framing)" : s(pack.entry(pat->entry())->id());
+    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", owner.c_str(), s(pat->name()).c_str(),
                  pat->piece_count(), pat->program()->size() / 2, pat->exact() ? "yes" : "no");
   }
 }

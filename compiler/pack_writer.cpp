@@ -10,6 +10,7 @@
 #include <map>
 
 #include "../libcore/hash.h"
+#include "../libcore/prefilter.h"
 #include "../libcore/pack_header.h"
 #include "pack_generated.h"
 #include "taxonomy.h"
@@ -72,7 +73,7 @@ void build_partition(const std::vector<DfaPiece> &pieces, const BuildOptions &op
 
 }  // namespace
 
-BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt) {
+BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt, const std::vector<Framing> &framings) {
   auto t0 = Clock::now();
   BuildResult result;
 
@@ -87,15 +88,18 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   std::vector<PieceRef> piece_refs;
   std::vector<DfaPiece> dfa_pieces;
   uint32_t pattern_no = 0;
-  for (const auto &s : sigs)
-    for (const auto &p : s.patterns) {
-      for (size_t k = 0; k < p.pieces.pieces.size(); k++) {
-        uint32_t id = static_cast<uint32_t>(piece_refs.size());
-        piece_refs.push_back(PieceRef{pattern_no, static_cast<uint8_t>(k)});
-        dfa_pieces.push_back(DfaPiece{id, piece_to_ragel(p.pieces.pieces[k]), p.pieces.pieces[k].anchored_start, s.id + "/" + p.name});
-      }
-      pattern_no++;
+  auto add_pieces = [&](const std::string &owner, const PatternDef &p) {
+    for (size_t k = 0; k < p.pieces.pieces.size(); k++) {
+      uint32_t id = static_cast<uint32_t>(piece_refs.size());
+      piece_refs.push_back(PieceRef{pattern_no, static_cast<uint8_t>(k)});
+      dfa_pieces.push_back(DfaPiece{id, piece_to_ragel(p.pieces.pieces[k]), p.pieces.pieces[k].anchored_start, owner + "/" + p.name});
     }
+    pattern_no++;
+  };
+  for (const auto &s : sigs)
+    for (const auto &p : s.patterns) add_pieces(s.id, p);
+  for (const auto &f : framings)
+    for (const auto &p : f.patterns) add_pieces("framing/" + f.id, p);
 
   std::vector<BuiltDfa> dfas;
   if (!dfa_pieces.empty()) build_partition(dfa_pieces, opt, &dfas);
@@ -122,24 +126,25 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   std::vector<flatbuffers::Offset<fb::Pattern>> patterns;
   uint32_t max_insns = 1, max_slots = 2;
   pattern_no = 0;
+  auto add_pattern = [&](uint32_t owner, const PatternDef &p) {
+    max_insns = std::max(max_insns, p.program.insn_count());
+    max_slots = std::max(max_slots, p.program.slot_count);
+    std::vector<uint8_t> class_bytes;
+    for (const auto &c : p.program.classes) class_bytes.insert(class_bytes.end(), c.begin(), c.end());
+    auto name = str(p.name);
+    auto rx = str(p.regex);
+    auto source = str(p.source);
+    auto caps = strs(p.parsed.capture_names);
+    auto prog = b.CreateVector(p.program.words);
+    auto classes = b.CreateVector(class_bytes);
+    patterns.push_back(fb::CreatePattern(b, owner, name, rx, source, caps, prog, classes, p.program.slot_count,
+                                         static_cast<uint8_t>(p.pieces.pieces.size()), p.pieces.exact));
+    pattern_no++;
+  };
   for (uint32_t ei = 0; ei < sigs.size(); ei++) {
     const Signature &s = sigs[ei];
     const uint32_t first_pattern = pattern_no;
-    for (const auto &p : s.patterns) {
-      max_insns = std::max(max_insns, p.program.insn_count());
-      max_slots = std::max(max_slots, p.program.slot_count);
-      std::vector<uint8_t> class_bytes;
-      for (const auto &c : p.program.classes) class_bytes.insert(class_bytes.end(), c.begin(), c.end());
-      auto name = str(p.name);
-      auto rx = str(p.regex);
-      auto source = str(p.source);
-      auto caps = strs(p.parsed.capture_names);
-      auto prog = b.CreateVector(p.program.words);
-      auto classes = b.CreateVector(class_bytes);
-      patterns.push_back(fb::CreatePattern(b, ei, name, rx, source, caps, prog, classes, p.program.slot_count,
-                                           static_cast<uint8_t>(p.pieces.pieces.size()), p.pieces.exact));
-      pattern_no++;
-    }
+    for (const auto &p : s.patterns) add_pattern(ei, p);
     auto indices = [&](const std::vector<std::string> &names) {
       std::vector<uint32_t> v;
       for (const auto &n : names) v.push_back(entry_index.at(n));
@@ -201,6 +206,18 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
         static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path));
   }
 
+  std::vector<flatbuffers::Offset<fb::Framing>> framing_offsets;
+  for (const auto &f : framings) {
+    const uint32_t first_pattern = pattern_no;
+    for (const auto &p : f.patterns) add_pattern(kFramingEntry, p);
+    auto name = str(f.id);
+    auto title = str(f.title);
+    auto description = str(f.description);
+    auto rel_path = str(f.rel_path);
+    framing_offsets.push_back(fb::CreateFraming(b, name, title, description, first_pattern,
+                                                static_cast<uint32_t>(f.patterns.size()), rel_path));
+  }
+
   std::vector<fb::Piece> pieces;
   for (const auto &r : piece_refs) pieces.emplace_back(r.pattern, r.bit);
 
@@ -230,15 +247,46 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
     result.dfas.push_back(d.stats);
   }
 
+  // The prefilter: the 3-grams of one piece per entry pattern (a line that
+  // matches a pattern contains all its pieces, so one piece suffices: the
+  // one whose weakest gram is rarest). Framing pieces are
+  // only looked at on lines where an entry matched: they need none.
+  std::vector<uint8_t> grams(kPrefilterBytes, 0);
+  uint32_t gram_count = 0;
+  bool complete = true;
+  for (const auto &s : sigs)
+    for (const auto &p : s.patterns)
+      {
+        std::vector<uint32_t> best;
+        int best_score = -1;
+        for (const auto &piece : p.pieces.pieces) {
+          std::vector<uint32_t> piece_set;
+          int score = 0;
+          if (piece_grams(piece, &piece_set, &score) && score > best_score) {
+            best = piece_set;
+            best_score = score;
+          }
+        }
+        if (best.empty()) complete = false;
+        for (uint32_t gram : best) {
+          uint32_t slot = prefilter_slot(gram);
+          grams[slot >> 3] |= static_cast<uint8_t>(1u << (slot & 7));
+          gram_count++;
+        }
+      }
+  auto grams_v = b.CreateVector(grams);
+  auto prefilter = fb::CreatePrefilter(b, grams_v, gram_count, complete);
+  result.prefilter_complete = complete;
+
   auto pack_version = str(opt.pack_version);
   auto compiler_version = str(kCompilerVersion);
   auto entries_v = b.CreateVector(entries);
   auto patterns_v = b.CreateVector(patterns);
   auto pieces_v = b.CreateVectorOfStructs(pieces);
   auto dfas_v = b.CreateVector(dfa_offsets);
-  auto framing_v = b.CreateVector(std::vector<flatbuffers::Offset<fb::Framing>>{});
+  auto framing_v = b.CreateVector(framing_offsets);
   auto root = fb::CreatePack(b, pack_version, compiler_version, entries_v, patterns_v, pieces_v, dfas_v, framing_v, max_insns,
-                             max_slots);
+                             max_slots, prefilter);
   fb::FinishPackBuffer(b, root);
 
   result.bytes = frame_pack(b.GetBufferPointer(), b.GetSize());

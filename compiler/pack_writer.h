@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../libcore/pack_header.h"
 #include "ragel_dfa.h"
 #include "signature.h"
 
@@ -31,10 +32,12 @@ struct BuildResult {
   std::vector<uint8_t> bytes;  // the whole pack, header included
   std::vector<DfaStats> dfas;
   double seconds = 0;
+  bool prefilter_complete = false;  // false: some piece has no 3-byte literal, every line runs the DFAs
 };
 
 // Throws RagelError (or std::runtime_error) when a DFA cannot be built.
-BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt);
+BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt, const std::vector<Framing> &framings = {});
+
 
 // A whole pack: the fixed header (counts, XXH64 of the content) followed by
 // the finished FlatBuffers content.

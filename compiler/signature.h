@@ -71,4 +71,17 @@ struct Signature {
   std::vector<NoMatchTest> must_not_match;
 };
 
+// A log-prefix format from signatures/framing/.
+struct Framing {
+  std::string file, rel_path;
+  SourcePos id_pos;
+  std::string id, title, description;
+  std::vector<PatternDef> patterns;
+  std::vector<MatchTest> must_match;
+  std::vector<NoMatchTest> must_not_match;
+};
+
+// Capture names a framing pattern may use: the frame fields of an event.
+inline const char *const kFrameFields[] = {"rank", "local_rank", "host", "pid", "time", "device"};
+
 }  // namespace faultline

@@ -169,6 +169,11 @@ class FileReader {
 
   void read_patterns(const YAML::Node &doc, Signature *s);
   void read_tests(const YAML::Node &doc, Signature *s);
+
+ public:
+  bool read_framing(const std::string &rel_path, Framing *f);
+
+ private:
   void check_placeholders(const Signature &s, const std::string &run, SourcePos p);
 };
 
@@ -269,6 +274,50 @@ void FileReader::check_placeholders(const Signature &s, const std::string &run, 
     std::string name = run.substr(i + 1, j - i - 1);
     if (!known.count(name)) error(p, "placeholder {" + name + "} is neither a capture of this entry nor one of {rank}, {host}");
   }
+}
+
+bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(path_);
+  } catch (const YAML::Exception &e) {
+    error(SourcePos{e.mark.line + 1, e.mark.column + 1}, "YAML: " + e.msg);
+    return false;
+  }
+  if (!doc.IsMap()) {
+    error(SourcePos{1, 1}, "a framing file is a YAML map of fields");
+    return false;
+  }
+  f->file = path_;
+  f->rel_path = rel_path;
+  f->id = text(doc, "id");
+  f->id_pos = pos(doc["id"]);
+  entry_ = f->id;
+  std::set<std::string> seen;
+  for (const auto &kv : doc) {
+    std::string k = kv.first.as<std::string>();
+    if (!seen.insert(k).second) error(kv.first, "duplicate field '" + k + "'");
+    if (k != "id" && k != "title" && k != "description" && k != "patterns" && k != "tests")
+      error(kv.first, "unknown field '" + k + "' in a framing file (id, title, description, patterns, tests)");
+  }
+  static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
+  if (!f->id.empty() && !std::regex_match(f->id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
+  if (!f->id.empty() && fs::path(rel_path).stem().string() != f->id) error(doc["id"], "id '" + f->id + "' differs from the file name");
+  f->title = text(doc, "title");
+  f->description = text(doc, "description");
+  Signature tmp;  // patterns and tests are read as for signatures
+  read_patterns(doc, &tmp);
+  read_tests(doc, &tmp);
+  for (const auto &p : tmp.patterns)
+    for (const auto &name : p.parsed.capture_names) {
+      bool ok = false;
+      for (const char *field : kFrameFields) ok = ok || name == field;
+      if (!ok) error(p.pos, "framing captures only frame fields (rank, local_rank, host, pid, time, device), not '" + name + "'");
+    }
+  f->patterns = std::move(tmp.patterns);
+  f->must_match = std::move(tmp.must_match);
+  f->must_not_match = std::move(tmp.must_not_match);
+  return ok_;
 }
 
 bool FileReader::read(const std::string &rel_path, Signature *s) {
@@ -383,8 +432,13 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
     diags->error(Diagnostic{Diagnostic::kError, root, 0, 0, "", "not a directory of signatures", ""});
     return {};
   }
-  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it)
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "framing") {
+      it.disable_recursion_pending();  // prefix formats, read by load_framings
+      continue;
+    }
     if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path().string());
+  }
   std::sort(files.begin(), files.end());
 
   std::vector<Signature> sigs;
@@ -413,6 +467,25 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
     check_refs(s, s.causes, s.causes_pos, "causes");
   }
   return sigs;
+}
+
+std::vector<Framing> load_framings(const std::string &root, const LoadOptions &opt, Diagnostics *diags) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(fs::path(root) / "framing", ec))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<Framing> out;
+  std::set<std::string> ids;
+  for (const auto &f : files) {
+    Framing fr;
+    FileReader r(f, opt, diags);
+    if (!r.read_framing(fs::relative(f, root).generic_string(), &fr)) continue;
+    if (!ids.insert(fr.id).second)
+      diags->error(Diagnostic{Diagnostic::kError, fr.file, fr.id_pos.line, fr.id_pos.col, fr.id, "duplicate framing id", ""});
+    out.push_back(std::move(fr));
+  }
+  return out;
 }
 
 std::string read_pack_version(const std::string &root) {

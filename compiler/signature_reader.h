@@ -21,9 +21,12 @@ struct LoadOptions {
 bool read_signature_file(const std::string &path, const std::string &rel_path, const LoadOptions &opt, Signature *out,
                          Diagnostics *diags);
 
-// Reads every *.yaml below `root` in sorted order, then checks what spans
-// files: unique ids, existing related/causes ids. Sorted by id on return.
+// Reads every *.yaml below `root` in sorted order (but framing/), then checks
+// what spans files: unique ids, existing related/causes ids. Sorted by id.
 std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
+
+// Reads root/framing/*.yaml: the log-prefix formats. Sorted by id.
+std::vector<Framing> load_framings(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
 
 // Reads the signatures root's PACK_VERSION file ("0.1.0" if absent).
 std::string read_pack_version(const std::string &root);

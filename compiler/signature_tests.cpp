@@ -29,13 +29,60 @@ std::string quote(const std::string &s) { return "\"" + (s.size() > 160 ? s.subs
 
 }  // namespace
 
-LineMatches match_line(const PackView &pack, const std::string &line) {
+LineMatches match_line(const PackView &pack, const std::string &line, bool frame_always) {
   LineMatches m;
   LineMatcher matcher;
   if (matcher.create(&pack) != Status::kOk) throw std::bad_alloc();
   Collect c{&pack, &line, &m};
-  matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c);
+  matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c, frame_always);
   return m;
+}
+
+TestSummary run_framing_tests(const std::vector<Framing> &framings, const PackView &pack, Diagnostics *diags) {
+  TestSummary sum;
+  const auto *table = pack.root->framing();
+  for (uint32_t fi = 0; fi < framings.size(); fi++) {
+    const Framing &f = framings[fi];
+    if (!table || fi >= table->size() || table->Get(fi)->name()->str() != f.id)
+      throw std::runtime_error("pack does not correspond to the framing files (" + f.id + ")");
+    const fb::Framing *fr = table->Get(fi);
+    auto fields_of = [&](const std::string &line, bool *hit) {
+      LineMatches m = match_line(pack, line, true);
+      std::map<std::string, std::string> fields;
+      *hit = false;
+      for (const auto &[p, got] : m.patterns) {
+        if (p < fr->first_pattern() || p >= fr->first_pattern() + fr->pattern_count()) continue;
+        *hit = true;
+        for (const auto &kv : got) fields.emplace(kv.first, kv.second);
+      }
+      return fields;
+    };
+    auto fail = [&](SourcePos p, const std::string &msg) {
+      sum.failures++;
+      diags->error(Diagnostic{Diagnostic::kError, f.file, p.line, p.col, f.id, msg, ""});
+    };
+    for (const auto &t : f.must_match) {
+      sum.lines++;
+      bool hit;
+      auto fields = fields_of(t.line, &hit);
+      if (!hit) {
+        fail(t.pos, "must-match line is not read by this framing: " + quote(t.line));
+        continue;
+      }
+      for (const auto &[name, want] : t.captures) {
+        auto it = fields.find(name);
+        if (it == fields.end()) fail(t.pos, "frame field '" + name + "' is unset, expected " + quote(want));
+        else if (it->second != want) fail(t.pos, "frame field '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
+      }
+    }
+    for (const auto &t : f.must_not_match) {
+      sum.lines++;
+      bool hit;
+      fields_of(t.line, &hit);
+      if (hit) fail(t.pos, "must-not-match line is read by this framing: " + quote(t.line));
+    }
+  }
+  return sum;
 }
 
 TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {

@@ -18,8 +18,9 @@ struct LineMatches {
   std::map<uint32_t, std::map<std::string, std::string>> patterns;
 };
 
-// Runs the pack's matcher over one line.
-LineMatches match_line(const PackView &pack, const std::string &line);
+// Runs the pack's matcher over one line (framing patterns included when
+// `frame_always`, as if some entry matched).
+LineMatches match_line(const PackView &pack, const std::string &line, bool frame_always = false);
 
 struct TestSummary {
   size_t lines = 0, failures = 0;
@@ -28,5 +29,8 @@ struct TestSummary {
 // Checks every must-match / must-not-match line of `sigs` against `pack`
 // (which must have been built from them) and adds an error per failure.
 TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags);
+
+// The same for the framing formats (signatures/framing/).
+TestSummary run_framing_tests(const std::vector<Framing> &framings, const PackView &pack, Diagnostics *diags);
 
 }  // namespace faultline

@@ -259,6 +259,18 @@ typedef struct fl_event {
   size_t line_len;
   const fl_capture *captures;  /* capture_count fields set by the pattern: valid during the callback */
   uint32_t capture_count;
+  /* Where the line comes from, read from its prefix by the pack's framing
+     formats (torchrun "[rank3]:", srun --label, NCCL "host:pid:tid [dev]",
+     glog, Python logging, ...). Numbers are -1 and texts NULL when the line
+     does not say. Texts point into the line: valid during the callback. */
+  int64_t rank;
+  int64_t local_rank;
+  int64_t pid;
+  int64_t device;
+  const char *host;
+  size_t host_len;
+  const char *time;            /* the timestamp as printed */
+  size_t time_len;
 } fl_event;
 
 /**

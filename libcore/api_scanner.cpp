@@ -35,13 +35,59 @@ struct LineContext {
   bool truncated;
 };
 
+// Non-negative decimal of at most 18 digits, or -1.
+int64_t parse_number(const char *p, size_t n) {
+  if (n == 0 || n > 18) return -1;
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] < '0' || p[i] > '9') return -1;
+    v = v * 10 + (p[i] - '0');
+  }
+  return v;
+}
+
+// A framing pattern matched: its captures fill frame fields. Launchers
+// prepend their prefixes ("3: [rank5]: host:1:2 [5] NCCL ..."), so the value
+// that stands later in the line, nearer the message, is the more specific
+// one and wins its field (srun's task id is a node index under torchrun).
+void add_frame(fl_scanner *s, const fb::Pattern *pat, const uint8_t *text, const int32_t *slots) {
+  if (!slots || !pat->capture_names()) return;
+  auto &f = s->frame;
+  const auto *names = pat->capture_names();
+  for (uint32_t g = 0; g < names->size(); g++) {
+    int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
+    if (a < 0 || b < a) continue;
+    const char *v = reinterpret_cast<const char *>(text) + a;
+    size_t n = static_cast<size_t>(b - a);
+    const char *name = names->Get(g)->c_str();
+    static const char *const kFields[] = {"rank", "local_rank", "pid", "device", "host", "time"};
+    int field = -1;
+    for (int k = 0; k < 6 && field < 0; k++)
+      if (!std::strcmp(name, kFields[k])) field = k;
+    if (field < 0 || f.from[field] >= a) continue;  // a value at or after this one is already set
+    f.from[field] = a;
+    switch (field) {
+      case 0: f.rank = parse_number(v, n); break;
+      case 1: f.local_rank = parse_number(v, n); break;
+      case 2: f.pid = parse_number(v, n); break;
+      case 3: f.device = parse_number(v, n); break;
+      case 4: f.host = v, f.host_len = n; break;
+      default: f.time = v, f.time_len = n; break;
+    }
+  }
+}
+
 void on_match(void *ctx, uint32_t pattern_index, const int32_t *slots) {
   auto *c = static_cast<LineContext *>(ctx);
   fl_scanner *s = c->s;
-  s->stats.events++;
-  if (s->stopped || !s->fn) return;
   const PackView &pack = s->pack->view;
   const fb::Pattern *pat = pack.pattern(pattern_index);
+  if (pat->entry() == kFramingEntry) {
+    add_frame(s, pat, c->text, slots);
+    return;
+  }
+  s->stats.events++;
+  if (s->stopped || !s->fn) return;
   const fb::Entry *entry = pack.entry(pat->entry());
   fl_event ev;
   std::memset(&ev, 0, sizeof ev);
@@ -69,6 +115,14 @@ void on_match(void *ctx, uint32_t pattern_index, const int32_t *slots) {
   }
   ev.captures = n ? s->captures : nullptr;
   ev.capture_count = n;
+  ev.rank = s->frame.rank;
+  ev.local_rank = s->frame.local_rank;
+  ev.pid = s->frame.pid;
+  ev.device = s->frame.device;
+  ev.host = s->frame.host;
+  ev.host_len = s->frame.host ? s->frame.host_len : 0;
+  ev.time = s->frame.time;
+  ev.time_len = s->frame.time ? s->frame.time_len : 0;
   if (s->fn(s->ctx, &ev) != 0) s->stopped = true;
 }
 
@@ -81,6 +135,7 @@ void emit_line(fl_scanner *s, const uint8_t *text, size_t len, bool truncated) {
     len = strip_ansi(text, len, s->clean);
     text = s->clean;
   }
+  s->frame = fl_scanner::Frame{-1, -1, -1, -1, nullptr, nullptr, 0, 0, {-1, -1, -1, -1, -1, -1}};
   LineContext c{s, text, len, truncated};
   s->matcher.match_line(text, len, on_match, &c);
 }

@@ -36,6 +36,16 @@ struct fl_scanner {
   uint64_t line_number = 0;    // of the last completed line
   fl_scanner_stats stats{};
 
+  // The current line's frame (from framing patterns), reset per line.
+  struct Frame {
+    int64_t rank, local_rank, pid, device;
+    const char *host, *time;
+    size_t host_len, time_len;
+    // Where in the line the value of each field stands (rank, local_rank,
+    // pid, device, host, time); -1 = unset. A later value wins.
+    int32_t from[6];
+  } frame{};
+
   // Per call: the user's callback and whether it asked to stop.
   fl_event_fn fn = nullptr;
   void *ctx = nullptr;

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "prefilter.h"
+
 namespace faultline {
 
 LineMatcher::~LineMatcher() {
@@ -37,11 +39,15 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   return Status::kOk;
 }
 
-uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx) {
+uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
   const fb::Pack *root = pack_->root;
   const auto *pieces = root->pieces();
   touched_count_ = 0;
   complete_count_ = 0;
+  // Most lines of a log contain none of the entries' literals: they never
+  // reach the DFAs.
+  const fb::Prefilter *pf = root->prefilter();
+  if (pf && pf->complete() && !frame_always && !prefilter_hit(pf->grams()->data(), line, len)) return 0;
   for (uint32_t d = 0; d < pack_->dfa_count(); d++) {
     DfaView dfa = pack_->dfa(d);
     dfa_run(dfa, line, len, [&](uint32_t state) {
@@ -59,19 +65,29 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
   }
   for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
 
+  // Framing patterns (log prefixes) are confirmed only on lines where some
+  // entry pattern is a candidate, and before them, so that a line's frame is
+  // known when its events are reported.
+  bool any_entry = false;
+  for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
+  if (!any_entry && !frame_always) return 0;
   uint32_t matches = 0;
-  for (uint32_t i = 0; i < complete_count_; i++) {
-    uint32_t p = complete_[i];
-    const fb::Pattern *pat = pack_->pattern(p);
-    if (pat->exact() && pat->slot_count() == 2) {
-      matches++;
-      on_match(ctx, p, nullptr);
-      continue;
-    }
-    ProgramView prog = pack_->program(p);
-    if (pike_match(prog, line, len, vm_scratch_, slots_)) {
-      matches++;
-      on_match(ctx, p, slots_);
+  for (int pass = 0; pass < 2; pass++) {
+    const bool framing_pass = pass == 0;
+    for (uint32_t i = 0; i < complete_count_; i++) {
+      uint32_t p = complete_[i];
+      const fb::Pattern *pat = pack_->pattern(p);
+      if ((pat->entry() == kFramingEntry) != framing_pass) continue;
+      if (pat->exact() && pat->slot_count() == 2) {
+        matches++;
+        on_match(ctx, p, nullptr);
+        continue;
+      }
+      ProgramView prog = pack_->program(p);
+      if (pike_match(prog, line, len, vm_scratch_, slots_)) {
+        matches++;
+        on_match(ctx, p, slots_);
+      }
     }
   }
   return matches;

@@ -14,7 +14,8 @@ namespace faultline {
 
 class LineMatcher {
  public:
-  // Called once per pattern that matches the line. `slots` holds the capture
+  // Called once per pattern that matches the line: framing patterns first
+  // (only on lines where some entry pattern matches). `slots` holds the capture
   // offsets (2 per group, group 0 = whole match, -1 = unset) and is valid only
   // during the call; it is NULL for exact patterns without captures, which
   // the DFA decides alone.
@@ -30,7 +31,9 @@ class LineMatcher {
   Status create(const PackView *pack, const Allocator &alloc = Allocator{});
 
   // Matches one line (without its '\n'). Returns the number of matches.
-  uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
+  // `frame_always` confirms framing patterns even when no entry matches
+  // (flc uses it to test framing examples).
+  uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always = false);
 
  private:
   const PackView *pack_ = nullptr;

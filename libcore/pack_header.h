@@ -13,6 +13,7 @@ inline constexpr char kPackMagic[4] = {'F', 'L', 'P', 'K'};
 inline constexpr uint16_t kPackFormatMajor = 1;  // bumped when old runtimes cannot read new packs
 inline constexpr uint16_t kPackFormatMinor = 0;  // bumped when fields are appended
 inline constexpr uint32_t kPackHeaderBytes = 64;
+inline constexpr uint32_t kFramingEntry = 0xffffffffu;  // Pattern.entry of framing patterns
 
 // All fields little-endian, at these offsets.
 struct PackHeader {

@@ -1,6 +1,7 @@
 #include "pack_reader.h"
 
 #include "hash.h"
+#include "prefilter.h"
 
 namespace faultline {
 namespace {
@@ -50,10 +51,20 @@ Status check_patterns(const fb::Pack *pack, ErrorText *err) {
   const uint32_t n = vsize(pack->patterns()), entries = vsize(pack->entries());
   for (uint32_t i = 0; i < n; i++) {
     const fb::Pattern *p = pack->patterns()->Get(i);
-    if (p->entry() >= entries) return corrupt(err, "pattern names a missing entry", i);
-    const fb::Entry *e = pack->entries()->Get(p->entry());
-    if (i < e->first_pattern() || i - e->first_pattern() >= e->pattern_count())
-      return corrupt(err, "pattern is not inside its entry's pattern range", i);
+    if (p->entry() == kFramingEntry) {
+      // Checked from the framing side: it must lie in a framing's range.
+      bool owned = false;
+      for (uint32_t f = 0; pack->framing() && f < pack->framing()->size(); f++) {
+        const fb::Framing *fr = pack->framing()->Get(f);
+        owned = owned || (i >= fr->first_pattern() && i - fr->first_pattern() < fr->pattern_count());
+      }
+      if (!owned) return corrupt(err, "framing pattern outside every framing's range", i);
+    } else {
+      if (p->entry() >= entries) return corrupt(err, "pattern names a missing entry", i);
+      const fb::Entry *e = pack->entries()->Get(p->entry());
+      if (i < e->first_pattern() || i - e->first_pattern() >= e->pattern_count())
+        return corrupt(err, "pattern is not inside its entry's pattern range", i);
+    }
     if (p->piece_count() == 0 || p->piece_count() > kMaxPiecesPerPattern) return corrupt(err, "pattern piece count", i);
     const uint32_t words = vsize(p->program()), class_bytes = vsize(p->classes());
     if (words == 0 || words % 2 != 0) return corrupt(err, "program length", i);
@@ -192,6 +203,10 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
     err->set("pack is corrupt: program limits out of range");
     return Status::kPackCorrupt;
   }
+  if (root->prefilter() && vsize(root->prefilter()->grams()) != kPrefilterBytes) {
+    err->set("pack is corrupt: prefilter set is not %u bytes", kPrefilterBytes);
+    return Status::kPackCorrupt;
+  }
   if (h.entry_count != root->entries()->size() || h.pattern_count != root->patterns()->size() ||
       h.dfa_count != root->dfas()->size()) {
     err->set("pack is corrupt: header counts disagree with the content");
@@ -203,8 +218,14 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
   for (uint32_t i = 0; i < root->dfas()->size(); i++)
     if ((st = check_dfa(root->dfas()->Get(i), root->pieces()->size(), i, err)) != Status::kOk) return st;
   if (root->framing())
-    for (uint32_t i = 0; i < root->framing()->size(); i++)
-      if (root->framing()->Get(i)->pattern() >= root->patterns()->size()) return corrupt(err, "framing names a missing pattern", i);
+    for (uint32_t i = 0; i < root->framing()->size(); i++) {
+      const fb::Framing *fr = root->framing()->Get(i);
+      const uint32_t n = root->patterns()->size();
+      if (fr->first_pattern() > n || fr->pattern_count() > n - fr->first_pattern())
+        return corrupt(err, "framing pattern range outside the pattern table", i);
+      for (uint32_t k = fr->first_pattern(); k < fr->first_pattern() + fr->pattern_count(); k++)
+        if (root->patterns()->Get(k)->entry() != kFramingEntry) return corrupt(err, "framing range holds an entry's pattern", i);
+    }
   out->bytes = bytes;
   out->size = size;
   out->header = h;

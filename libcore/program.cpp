@@ -164,8 +164,12 @@ bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scr
   Vm vm{p, line, len, stack, work};
   ThreadList *cur = &lists[0], *next = &lists[1];
   bool matched = false;
+  // A program that starts "save 0; assert line-start" can only match from
+  // position 0: no new attempts later, and the run ends when its threads do.
+  const bool anchored = n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
+                        insn_x(p.insns[2]) == kAssertLineStart;
   for (size_t at = 0; at <= len; at++) {
-    if (!matched) {
+    if (!matched && (at == 0 || !anchored)) {
       // A new attempt starting here, at lower priority than older threads.
       for (uint32_t s = 0; s < ns; s++) work[s] = -1;
       vm.add(*cur, 0, at);

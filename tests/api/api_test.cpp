@@ -366,3 +366,56 @@ TEST_CASE("api: four threads share one pack and agree with one thread") {
   for (auto &t : threads) t.join();
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("api: events carry the frame read from the line's prefixes") {
+  Pack pack;
+  struct Seen {
+    int64_t rank = -2, local_rank = -2, pid = -2, device = -2;
+    std::string host, time;
+    int events = 0;
+  };
+  auto frame_of = [&](const std::string &line) {
+    Seen seen;
+    fl_scanner *s = nullptr;
+    REQUIRE(fl_scanner_create(pack.pack, nullptr, &s) == FL_OK);
+    auto fn = [](void *ctx, const fl_event *ev) {
+      auto *x = static_cast<Seen *>(ctx);
+      x->events++;
+      x->rank = ev->rank;
+      x->local_rank = ev->local_rank;
+      x->pid = ev->pid;
+      x->device = ev->device;
+      x->host = ev->host ? std::string(ev->host, ev->host_len) : "<none>";
+      x->time = ev->time ? std::string(ev->time, ev->time_len) : "<none>";
+      return 0;
+    };
+    std::string text = line + "\n";
+    REQUIRE(fl_scanner_feed(s, text.data(), text.size(), fn, &seen) == FL_OK);
+    fl_scanner_free(s);
+    REQUIRE(seen.events >= 1);
+    return seen;
+  };
+  const std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB";
+
+  Seen plain = frame_of(oom);
+  CHECK(plain.rank == -1);
+  CHECK(plain.host == "<none>");
+
+  CHECK(frame_of("[rank5]: " + oom).rank == 5);
+  CHECK(frame_of("[default3]:" + oom).local_rank == 3);
+  // srun's task id and torchrun's rank on one line: the inner prefix wins.
+  Seen both = frame_of(" 3: [rank13]: " + oom);
+  CHECK(both.rank == 13);
+  Seen srun = frame_of("12: " + oom);
+  CHECK(srun.rank == 12);
+
+  Seen nccl = frame_of(
+      "node-3:1234:1300 [2] NCCL WARN NET/IB : Got completion from peer 10.0.0.7<45412> with status=12 opcode=0 len=0 vendor err 129");
+  CHECK(nccl.host == "node-3");
+  CHECK(nccl.pid == 1234);
+  CHECK(nccl.device == 2);
+  CHECK(nccl.rank == -1);
+
+  Seen ds = frame_of("[2024-05-01 12:00:00,123] [WARNING] [engine.py:123:step] " + oom);
+  CHECK(ds.time == "2024-05-01 12:00:00,123");
+}

@@ -13,6 +13,10 @@ static int print_event(void *ctx, const fl_event *ev) {
   printf("%llu %s/%s", (unsigned long long)ev->line_number, ev->entry_id, ev->pattern);
   for (i = 0; i < ev->capture_count; i++)
     printf(" %s=%.*s", ev->captures[i].name, (int)ev->captures[i].value_len, ev->captures[i].value);
+  if (ev->rank >= 0) printf(" @rank=%lld", (long long)ev->rank);
+  if (ev->local_rank >= 0) printf(" @local_rank=%lld", (long long)ev->local_rank);
+  if (ev->host) printf(" @host=%.*s", (int)ev->host_len, ev->host);
+  if (ev->pid >= 0) printf(" @pid=%lld", (long long)ev->pid);
   printf("%s\n", (ev->flags & FL_EVENT_LINE_TRUNCATED) ? " [truncated]" : "");
   return 0;
 }
