@@ -1,5 +1,6 @@
-// Line matching throughput of the default pack on real training logs, and
-// the cost of opening (verifying) a pack. Bytes/s and lines/s.
+// Throughput of the default pack on real training logs: the line matcher
+// alone, and the C API path (fl_scanner_feed); and the cost of opening
+// (fully verifying) a pack. Bytes/s and lines/s.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -8,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <faultline.h>
 
 #include "line_matcher.h"
 #include "pack_reader.h"
@@ -101,6 +104,48 @@ void BM_match_lines_failing(benchmark::State &st) {
   scan(st, text);
 }
 BENCHMARK(BM_match_lines_failing)->Unit(benchmark::kMillisecond);
+
+// The whole runtime path an embedder uses: fl_scanner_feed in 64 KiB chunks
+// (line assembly, ANSI check, prefilter, DFAs, programs, framing, events).
+void scan_c_api(benchmark::State &st, const std::string &text) {
+  if (text.empty()) {
+    st.SkipWithError("corpus not found (set FAULTLINE_CORPUS)");
+    return;
+  }
+  fl_pack *pack = nullptr;
+  fl_scanner *scanner = nullptr;
+  if (fl_pack_open_default(nullptr, &pack, nullptr, 0) != FL_OK || fl_scanner_create(pack, nullptr, &scanner) != FL_OK) {
+    st.SkipWithError("cannot open the default pack");
+    return;
+  }
+  uint64_t events = 0;
+  auto count = [](void *ctx, const fl_event *) { return ++*static_cast<uint64_t *>(ctx), 0; };
+  for (auto _ : st) {
+    for (size_t at = 0; at < text.size(); at += 65536)
+      fl_scanner_feed(scanner, text.data() + at, std::min<size_t>(65536, text.size() - at), count, &events);
+    fl_scanner_finish(scanner, count, &events);
+  }
+  fl_scanner_stats stats;
+  stats.struct_size = sizeof stats;
+  fl_scanner_get_stats(scanner, &stats);
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
+  st.counters["lines/s"] = benchmark::Counter(static_cast<double>(stats.lines), benchmark::Counter::kIsRate);
+  st.counters["events/iter"] = static_cast<double>(events) / static_cast<double>(st.iterations());
+  fl_scanner_free(scanner);
+  fl_pack_free(pack);
+}
+
+void BM_scanner_feed_healthy(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("healthy"), 64u << 20);
+  scan_c_api(st, text);
+}
+BENCHMARK(BM_scanner_feed_healthy)->Unit(benchmark::kMillisecond);
+
+void BM_scanner_feed_failing(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("failing"), 16u << 20);
+  scan_c_api(st, text);
+}
+BENCHMARK(BM_scanner_feed_failing)->Unit(benchmark::kMillisecond);
 
 void BM_pack_open_verify(benchmark::State &st) {
   Fixture &f = fixture();
