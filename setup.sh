@@ -10,3 +10,6 @@ cmake --build build -j"$(nproc)"
 build/compiler/flc compile signatures -o build/default.flpack
 build/compiler/flc stats build/default.flpack
 build/compiler/flc test signatures
+# The library on a bundled real log (tests/data/logs/SOURCES.md): the C99
+# example prints each event with its captured fields and frame.
+build/tests/scan_log_c tests/data/logs/A009.log
