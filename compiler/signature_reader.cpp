@@ -142,13 +142,40 @@ class FileReader {
     return w;
   }
 
-  void check_duplicate_keys(const YAML::Node &m) {
+  void check_keys(const YAML::Node &m, const std::set<std::string> &known, const char *what) {
     std::set<std::string> seen;
     for (const auto &kv : m) {
       std::string k = kv.first.as<std::string>();
       if (!seen.insert(k).second) error(kv.first, "duplicate field '" + k + "'");
-      if (!kKnownKeys.count(k)) error(kv.first, "unknown field '" + k + "' (see signatures/README.md)");
+      if (!known.count(k)) error(kv.first, "unknown field '" + k + "' in " + what + " (see signatures/README.md)");
     }
+  }
+
+  // Parses the file; false (with an error) unless it is a YAML map.
+  bool load_document(YAML::Node *doc, const char *what) {
+    try {
+      *doc = YAML::LoadFile(path_);
+    } catch (const YAML::Exception &e) {
+      error(SourcePos{e.mark.line + 1, e.mark.column + 1}, "YAML: " + e.msg);
+      return false;
+    }
+    if (!doc->IsMap()) {
+      error(SourcePos{1, 1}, std::string("a ") + what + " is a YAML map of fields");
+      return false;
+    }
+    return true;
+  }
+
+  // Reads `id`: kebab-case and equal to the file name.
+  std::string read_id(const YAML::Node &doc, const std::string &rel_path, SourcePos *id_pos) {
+    std::string id = text(doc, "id");
+    *id_pos = pos(doc["id"]);
+    entry_ = id;
+    static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
+    fs::path p(rel_path);
+    if (!id.empty() && !std::regex_match(id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
+    if (!id.empty() && p.stem().string() != id) error(doc["id"], "id '" + id + "' differs from the file name '" + p.filename().string() + "'");
+    return id;
   }
 
   // Column of byte `index` of a scalar that starts at `start` (1-based), by
@@ -278,31 +305,11 @@ void FileReader::check_placeholders(const Signature &s, const std::string &run, 
 
 bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
   YAML::Node doc;
-  try {
-    doc = YAML::LoadFile(path_);
-  } catch (const YAML::Exception &e) {
-    error(SourcePos{e.mark.line + 1, e.mark.column + 1}, "YAML: " + e.msg);
-    return false;
-  }
-  if (!doc.IsMap()) {
-    error(SourcePos{1, 1}, "a framing file is a YAML map of fields");
-    return false;
-  }
+  if (!load_document(&doc, "framing file")) return false;
   f->file = path_;
   f->rel_path = rel_path;
-  f->id = text(doc, "id");
-  f->id_pos = pos(doc["id"]);
-  entry_ = f->id;
-  std::set<std::string> seen;
-  for (const auto &kv : doc) {
-    std::string k = kv.first.as<std::string>();
-    if (!seen.insert(k).second) error(kv.first, "duplicate field '" + k + "'");
-    if (k != "id" && k != "title" && k != "description" && k != "patterns" && k != "tests")
-      error(kv.first, "unknown field '" + k + "' in a framing file (id, title, description, patterns, tests)");
-  }
-  static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
-  if (!f->id.empty() && !std::regex_match(f->id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
-  if (!f->id.empty() && fs::path(rel_path).stem().string() != f->id) error(doc["id"], "id '" + f->id + "' differs from the file name");
+  f->id = read_id(doc, rel_path, &f->id_pos);
+  check_keys(doc, {"id", "title", "description", "patterns", "tests"}, "a framing file");
   f->title = text(doc, "title");
   f->description = text(doc, "description");
   Signature tmp;  // patterns and tests are read as for signatures
@@ -322,27 +329,12 @@ bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
 
 bool FileReader::read(const std::string &rel_path, Signature *s) {
   YAML::Node doc;
-  try {
-    doc = YAML::LoadFile(path_);
-  } catch (const YAML::Exception &e) {
-    error(SourcePos{e.mark.line + 1, e.mark.column + 1}, "YAML: " + e.msg);
-    return false;
-  }
-  if (!doc.IsMap()) {
-    error(SourcePos{1, 1}, "a signature file is a YAML map of fields");
-    return false;
-  }
+  if (!load_document(&doc, "signature file")) return false;
   s->file = path_;
   s->rel_path = rel_path;
-  s->id = text(doc, "id");
-  s->id_pos = pos(doc["id"]);
-  entry_ = s->id;
-  check_duplicate_keys(doc);
-
-  static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
+  s->id = read_id(doc, rel_path, &s->id_pos);
+  check_keys(doc, kKnownKeys, "a signature");
   fs::path p(rel_path);
-  if (!s->id.empty() && !std::regex_match(s->id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
-  if (!s->id.empty() && p.stem().string() != s->id) error(doc["id"], "id '" + s->id + "' differs from the file name '" + p.filename().string() + "'");
   if (YAML::Node d = doc["deprecated"]) {
     if (!d.IsScalar() || (d.as<std::string>() != "true" && d.as<std::string>() != "false")) error(d, "'deprecated' must be true or false");
     else s->deprecated = d.as<std::string>() == "true";
