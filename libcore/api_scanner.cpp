@@ -158,12 +158,30 @@ void reset_line(fl_scanner *s) {
   s->line_open = false;
 }
 
-// First '\n' or '\r' in [p, end), or end.
-const uint8_t *find_break(const uint8_t *p, const uint8_t *end) {
-  for (; p < end; p++)
-    if (*p == '\n' || *p == '\r') return p;
-  return end;
-}
+// Finds line breaks in one chunk with memchr (vectorized in libc), each
+// byte looked at once: the next '\n' is remembered, and '\r' (rare, but a
+// flood of them is a tqdm log) is searched only up to it.
+class BreakFinder {
+ public:
+  explicit BreakFinder(const uint8_t *end) : end_(end) {}
+  // First '\n' or '\r' in [p, end), or end.
+  const uint8_t *next(const uint8_t *p) {
+    if (!nl_ || nl_ < p) {
+      const void *nl = std::memchr(p, '\n', static_cast<size_t>(end_ - p));
+      nl_ = nl ? static_cast<const uint8_t *>(nl) : end_;
+    }
+    if (!cr_ || cr_ < p) {
+      const void *cr = std::memchr(p, '\r', static_cast<size_t>(nl_ - p));
+      cr_ = cr ? static_cast<const uint8_t *>(cr) : nl_;
+    }
+    return cr_ < nl_ ? cr_ : nl_;
+  }
+
+ private:
+  const uint8_t *end_;
+  const uint8_t *nl_ = nullptr;  // next '\n' at or after the last query, or end_
+  const uint8_t *cr_ = nullptr;  // next '\r' before nl_, or nl_
+};
 
 void feed(fl_scanner *s, const uint8_t *p, size_t len) {
   const uint8_t *const begin = p, *const end = p + len;
@@ -174,8 +192,9 @@ void feed(fl_scanner *s, const uint8_t *p, size_t len) {
       s->line_start = s->offset + 1;
     }
   }
+  BreakFinder breaks(end);
   while (p < end) {
-    const uint8_t *brk = find_break(p, end);
+    const uint8_t *brk = breaks.next(p);
     if (brk == end) {
       append(s, p, static_cast<size_t>(end - p));
       break;
