@@ -146,3 +146,39 @@ TEST_CASE("hostile packs: 32-bit field rewrites with extreme values, re-hashed")
   MESSAGE(refused << " refused, " << loaded << " loaded and scanned");
   CHECK(refused > 0);
 }
+
+TEST_CASE("pack info: describes a blob without opening it") {
+  auto good = small_pack();
+  std::vector<uint64_t> aligned(good.size() / 8 + 1);
+  std::memcpy(aligned.data(), good.data(), good.size());
+  fl_pack_info info;
+  info.struct_size = sizeof info;
+  REQUIRE(fl_pack_info_get(aligned.data(), good.size(), &info) == FL_OK);
+  CHECK(info.format_major == FL_PACK_FORMAT_MAJOR);
+  CHECK(info.format_minor == FL_PACK_FORMAT_MINOR);
+  CHECK(info.total_bytes == good.size());
+  CHECK(info.entry_count == 1);
+  CHECK(info.pattern_count >= 1);
+  CHECK(info.dfa_count >= 1);
+  CHECK(info.content_valid == 1);
+  CHECK(std::string(info.pack_version) == "0.1.0");
+  CHECK(std::string(info.compiler_version).rfind("flc ", 0) == 0);
+  CHECK(info.content_hash == faultline::xxh64(good.data() + 64, good.size() - 64));
+
+  // Unaligned: the header and hash are still checked, the strings are not read.
+  std::vector<uint8_t> shifted(good.size() + 1);
+  std::memcpy(shifted.data() + 1, good.data(), good.size());
+  info.struct_size = sizeof info;
+  REQUIRE(fl_pack_info_get(shifted.data() + 1, good.size(), &info) == FL_OK);
+  CHECK(info.entry_count == 1);
+  CHECK(info.content_valid == 0);
+  CHECK(info.pack_version[0] == '\0');
+
+  auto flipped = good;
+  flipped[good.size() / 2] ^= 1;
+  info.struct_size = sizeof info;
+  CHECK(fl_pack_info_get(flipped.data(), flipped.size(), &info) == FL_E_PACK_CORRUPT);
+  CHECK(fl_pack_info_get("junk", 4, &info) == FL_E_NOT_A_PACK);
+  info.struct_size = 8;
+  CHECK(fl_pack_info_get(good.data(), good.size(), &info) == FL_E_INVALID_ARG);
+}
