@@ -21,6 +21,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Unions of more pieces are not minimized by Ragel (see run_ragel).
+constexpr size_t kMinimizeMaxPieces = 100;
+
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct BuiltDfa {
@@ -37,8 +40,10 @@ void build_partition(const std::vector<DfaPiece> &pieces, const BuildOptions &op
   d.pieces = pieces;
   std::string source = emit_ragel_source(pieces, "flc_dfa");
   bool too_large = false;
+  RagelLimits limits = opt.ragel_limits;
+  limits.minimize = pieces.size() <= kMinimizeMaxPieces;
   try {
-    d.tables = build_tables(parse_ragel_xml(run_ragel(opt.ragel, source, opt.ragel_limits)));
+    d.tables = build_tables(parse_ragel_xml(run_ragel(opt.ragel, source, limits)));
   } catch (const RagelTooLarge &e) {
     if (pieces.size() == 1)
       throw RagelError("pattern " + pieces[0].label + ": one of its pieces alone is too large for a DFA (" + e.what() +

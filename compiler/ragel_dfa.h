@@ -28,6 +28,7 @@ struct RagelTooLarge : RagelError {
 struct RagelLimits {
   unsigned cpu_seconds = 60;
   unsigned memory_mb = 4096;
+  bool minimize = true;  // Ragel's -l (default) or -n
 };
 
 // A piece as the DFA builder sees it.
