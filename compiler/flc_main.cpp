@@ -121,27 +121,31 @@ PackView open_or_exit(const uint8_t *bytes, size_t size, const std::string &what
   return v;
 }
 
-// The framing formats of the directory being compiled (set by load_or_exit).
-std::vector<Framing> g_framings;
+// What a signatures directory holds: failure entries and framing formats.
+struct Library {
+  std::vector<Signature> sigs;
+  std::vector<Framing> framings;
+};
 
 // Loads and compiles a signatures directory (and its framing/ formats);
 // exits 1 on signature errors.
-std::vector<Signature> load_or_exit(const Args &a, Diagnostics *diags) {
+Library load_or_exit(const Args &a, Diagnostics *diags) {
   if (a.input.empty()) usage_error(a.command + " needs a signatures directory");
-  std::vector<Signature> sigs = load_signatures(a.input, LoadOptions{}, diags);
-  g_framings = load_framings(a.input, LoadOptions{}, diags);
+  Library lib;
+  lib.sigs = load_signatures(a.input, LoadOptions{}, diags);
+  lib.framings = load_framings(a.input, LoadOptions{}, diags);
   if (diags->has_errors()) {
     diags->print();
     std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
     std::exit(1);
   }
-  return sigs;
+  return lib;
 }
 
-BuildResult build_or_exit(const std::vector<Signature> &sigs, Args &a) {
+BuildResult build_or_exit(const Library &lib, Args &a) {
   a.build.pack_version = read_pack_version(a.input);
   try {
-    return build_pack(sigs, a.build, g_framings);
+    return build_pack(lib.sigs, a.build, lib.framings);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "flc: cannot build the pack: %s\n", e.what());
     std::exit(2);
@@ -151,8 +155,9 @@ BuildResult build_or_exit(const std::vector<Signature> &sigs, Args &a) {
 int cmd_compile(Args &a) {
   if (a.output.empty()) usage_error("compile needs -o PACK");
   Diagnostics diags;
-  auto sigs = load_or_exit(a, &diags);
-  BuildResult r = build_or_exit(sigs, a);
+  auto lib = load_or_exit(a, &diags);
+  const auto &sigs = lib.sigs;
+  BuildResult r = build_or_exit(lib, a);
   open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");  // never write what the runtime would refuse
   try {
     write_file(a.output, r.bytes);
@@ -170,13 +175,14 @@ int cmd_compile(Args &a) {
 
 int cmd_test(Args &a) {
   Diagnostics diags;
-  auto sigs = load_or_exit(a, &diags);
-  BuildResult r = build_or_exit(sigs, a);
+  auto lib = load_or_exit(a, &diags);
+  const auto &sigs = lib.sigs;
+  BuildResult r = build_or_exit(lib, a);
   PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
   TestSummary sum;
   try {
     sum = run_signature_tests(sigs, pack, &diags);
-    TestSummary framing = run_framing_tests(g_framings, pack, &diags);
+    TestSummary framing = run_framing_tests(lib.framings, pack, &diags);
     sum.lines += framing.lines;
     sum.failures += framing.failures;
   } catch (const std::exception &e) {
@@ -184,18 +190,19 @@ int cmd_test(Args &a) {
     return 2;
   }
   diags.print();
-  std::printf("flc test: %zu entries, %zu framing formats, %zu example lines, %zu failure(s)\n", sigs.size(), g_framings.size(),
+  std::printf("flc test: %zu entries, %zu framing formats, %zu example lines, %zu failure(s)\n", sigs.size(), lib.framings.size(),
               sum.lines, sum.failures);
   return sum.failures ? 1 : 0;
 }
 
 int cmd_lint(Args &a) {
   Diagnostics diags;
-  auto sigs = load_or_exit(a, &diags);
-  BuildResult r = build_or_exit(sigs, a);
+  auto lib = load_or_exit(a, &diags);
+  const auto &sigs = lib.sigs;
+  BuildResult r = build_or_exit(lib, a);
   PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
   lint_signatures(sigs, pack, &diags);
-  lint_framings(g_framings, &diags);
+  lint_framings(lib.framings, &diags);
   diags.print();
   size_t errors = diags.error_count(), warnings = diags.all().size() - errors;
   std::printf("flc lint: %zu entries, %zu error(s), %zu warning(s)\n", sigs.size(), errors, warnings);
@@ -207,9 +214,10 @@ int cmd_stats(Args &a) {
   if (std::filesystem::is_directory(a.input)) {
     auto t0 = std::chrono::steady_clock::now();
     Diagnostics diags;
-    auto sigs = load_or_exit(a, &diags);
+    auto lib = load_or_exit(a, &diags);
+  const auto &sigs = lib.sigs;
     double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    BuildResult r = build_or_exit(sigs, a);
+    BuildResult r = build_or_exit(lib, a);
     PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
     print_pack_stats(pack, stdout);
     std::printf("\ncompile time: %.2f s (read and parse %.2f s, DFAs and pack %.2f s); pack size %zu bytes\n", load_s + r.seconds,
