@@ -31,6 +31,14 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
     for (const auto &r : s.references)
       if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);
 
+    // Generic entries (tag `generic`: any uncaught exception, NCCL init
+    // lines) overlap specific ones by design.
+    auto is_generic = [](const faultline::fb::Entry *x) {
+      if (!x->tags()) return false;
+      for (const auto *t : *x->tags())
+        if (t->str() == "generic") return true;
+      return false;
+    };
     std::set<uint32_t> exercised;
     for (const auto &t : s.must_match) {
       LineMatches m = match_line(pack, t.line);
@@ -39,7 +47,8 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
         uint32_t owner = pack.pattern(p)->entry();
         if (owner == kFramingEntry) continue;
         if (owner == ei) exercised.insert(p);
-        else if (!pack.entry(owner)->deprecated()) others.insert(pack.entry(owner)->id()->str());
+        else if (!pack.entry(owner)->deprecated() && !is_generic(pack.entry(owner)))
+          others.insert(pack.entry(owner)->id()->str());
       }
       for (const auto &o : others) {
         // Overlap between entries that name each other is by design (a

@@ -329,6 +329,120 @@ FL_API const char *fl_scanner_errmsg(const fl_scanner *scanner);
 /** Frees a scanner. NULL is a no-op.  Since: 0.1 */
 FL_API void fl_scanner_free(fl_scanner *scanner);
 
+
+/* ---- Diagnosis ---------------------------------------------------------- */
+
+/**
+ * A diagnoser collects the evidence of one job (one or more logs: per-rank
+ * files, a node's combined output, stdin) and answers what failed first,
+ * where, what is collateral, and what to do. It keeps bounded memory
+ * whatever the log size: counts and first occurrences, not lines.
+ *
+ *   fl_diagnoser *d = NULL;
+ *   fl_diagnoser_create(pack, NULL, &d);
+ *   fl_diagnoser_begin_source(d, "logs/rank3.log");   // name hints the rank
+ *   while ((n = read(fd, buf, sizeof buf)) > 0) fl_diagnoser_feed(d, buf, n);
+ *   fl_diagnoser_end_source(d);
+ *   const char *json; size_t len;
+ *   fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len);  // faultline.report/1
+ *   fl_diagnoser_free(d);
+ *
+ * Scale out: each node saves its evidence as a partial
+ * (fl_diagnoser_partial); a collector merges partials in any order
+ * (fl_diagnoser_merge_partial) and reports exactly what diagnosing all logs
+ * together would.
+ */
+typedef struct fl_diagnoser fl_diagnoser;
+
+typedef struct fl_diagnoser_options {
+  uint32_t struct_size;            /* sizeof(fl_diagnoser_options): set by FL_DIAGNOSER_OPTIONS_INIT */
+  uint32_t flags;                  /* 0; reserved */
+  uint32_t max_line_bytes;         /* as fl_scanner_options; 0 = 65536 */
+  uint32_t reserved;               /* 0 */
+  const fl_allocator *allocator;   /* NULL: malloc/free */
+} fl_diagnoser_options;
+
+#define FL_DIAGNOSER_OPTIONS_INIT { (uint32_t)sizeof(fl_diagnoser_options), 0u, 0u, 0u, NULL }
+
+/** As fl_pack_options_init.  Since: 0.1 */
+FL_API fl_status fl_diagnoser_options_init(fl_diagnoser_options *opts, size_t size);
+
+/**
+ * Creates a diagnoser over `pack` (which must outlive it).
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
+ * Thread-safety: safe; a diagnoser is used by one thread at a time.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_create(const fl_pack *pack, const fl_diagnoser_options *opts, fl_diagnoser **out);
+
+/**
+ * Starts (or continues) the source called `name`: a file path, "-" for
+ * stdin, any label. Ends the previous source. The name orders sources in the
+ * report and hints the rank ("rank3.log", "rank-3", torchrun --log-dir
+ * ".../attempt_0/3/stderr.log" gives local rank 3).
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_begin_source(fl_diagnoser *d, const char *name);
+
+/** Feeds bytes of the current source (any chunking). @return FL_OK, FL_E_INVALID_ARG, FL_E_NOMEM. Since: 0.1 */
+FL_API fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t len);
+
+/** Ends the current source (its last line may lack '\n'). No-op without one. Since: 0.1 */
+FL_API fl_status fl_diagnoser_end_source(fl_diagnoser *d);
+
+/**
+ * The evidence so far as a serialized partial (ends the current source).
+ * `*bytes` is owned by the diagnoser, valid until its next call.
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_t *len);
+
+/**
+ * Merges a partial made by fl_diagnoser_partial (of any diagnoser, any
+ * machine). Merging is associative and commutative. A malformed partial is
+ * refused whole: FL_E_INVALID_ARG, with the reason in fl_diagnoser_errmsg.
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t len);
+
+#define FL_REPORT_JSON 0        /* the JSON report, schema "faultline.report/1" (docs/REPORT.md) */
+#define FL_REPORT_TEXT 1        /* the human report */
+#define FL_REPORT_TEXT_COLOR 2  /* the human report with ANSI colors */
+#define FL_REPORT_SUMMARY 3     /* one line, at most 1 KiB: "failure: ID (type) on rank R host H; action A" */
+
+/**
+ * Diagnoses the evidence so far (ends the current source) and renders the
+ * report in `format`. `*text` is NUL-terminated, owned by the diagnoser and
+ * valid until its next call. More sources may be fed afterwards.
+ * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, size_t *len);
+
+#define FL_VERDICT_NO_FAILURE 0
+#define FL_VERDICT_FAILURE 1
+#define FL_VERDICT_INCONCLUSIVE 2  /* a failure, but its cause is not in these logs (only collateral) */
+
+/** The decision in numbers, for launchers that do not parse JSON. */
+typedef struct fl_diagnosis {
+  uint32_t struct_size;        /* set by the caller: sizeof(fl_diagnosis) */
+  int32_t verdict;             /* FL_VERDICT_* */
+  uint32_t entry;              /* root entry index in the pack; UINT32_MAX: none or unknown */
+  uint32_t retry;              /* 1 if the launcher may retry (after excluding the host if so advised) */
+  int64_t rank;                /* initiating rank, -1 unknown */
+  double confidence;           /* 0..1 */
+  char action[32];             /* "retry", "exclude-node-and-retry", "fix-code", ..., "investigate", "none" */
+  char host[128];              /* initiating host, "" unknown */
+  char fingerprint[32];        /* "fp1:<16 hex>", "" for no-failure */
+} fl_diagnosis;
+
+/** Diagnoses like fl_diagnoser_report and fills `out`. @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM. Since: 0.1 */
+FL_API fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out);
+
+/** Detail of the last failure on `d`; never NULL.  Since: 0.1 */
+FL_API const char *fl_diagnoser_errmsg(const fl_diagnoser *d);
+
+/** Frees a diagnoser. NULL is a no-op.  Since: 0.1 */
+FL_API void fl_diagnoser_free(fl_diagnoser *d);
+
 #ifdef __cplusplus
 }
 #endif

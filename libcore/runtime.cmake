@@ -3,6 +3,14 @@
 set(_fl_runtime_sources
   ${PROJECT_SOURCE_DIR}/libcore/api_pack.cpp
   ${PROJECT_SOURCE_DIR}/libcore/api_scanner.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/api_diagnoser.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/diagnosis.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/evidence.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/growbuf.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/json_writer.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/partial.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/report_json.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/report_text.cpp
   ${PROJECT_SOURCE_DIR}/libcore/line_text.cpp
   ${PROJECT_SOURCE_DIR}/libcore/platform/file_map.cpp
   ${PROJECT_SOURCE_DIR}/libcore/version.cpp

@@ -1,0 +1,179 @@
+// diagnose, partial, merge: the diagnosis commands.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "commands.h"
+#include "faultline.h"
+#include "inputs.h"
+
+namespace cli {
+
+namespace {
+
+struct Options {
+  int format = FL_REPORT_TEXT;
+  std::string pack_path;
+  std::string output;
+  std::vector<std::string> inputs;
+};
+
+int usage_error(const char *cmd, const char *msg) {
+  std::fprintf(stderr, "faultline %s: %s (see faultline --help)\n", cmd, msg);
+  return kExitError;
+}
+
+bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output, int *status) {
+  bool only_inputs = false;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (only_inputs || a == "-" || a.empty() || a[0] != '-') {
+      o->inputs.push_back(a);
+    } else if (a == "--") {
+      only_inputs = true;
+    } else if (a == "--json") {
+      o->format = FL_REPORT_JSON;
+    } else if (a == "--summary") {
+      o->format = FL_REPORT_SUMMARY;
+    } else if ((a == "--pack" || (allow_output && a == "-o")) && i + 1 < argc) {
+      (a == "--pack" ? o->pack_path : o->output) = argv[++i];
+    } else if (a.rfind("--pack=", 0) == 0) {
+      o->pack_path = a.substr(7);
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: faultline %s [--json|--summary] [--pack PACK]%s INPUT...\n", cmd, allow_output ? " -o OUT" : "");
+      *status = 0;
+      return false;
+    } else {
+      *status = usage_error(cmd, ("unknown option " + a).c_str());
+      return false;
+    }
+  }
+  if (o->pack_path.empty())
+    if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) o->pack_path = env;
+  if (o->inputs.empty()) {
+    if (isatty(0)) {
+      *status = usage_error(cmd, "no input (give files, directories, or '-' for stdin)");
+      return false;
+    }
+    o->inputs.push_back("-");
+  }
+  if (o->format == FL_REPORT_TEXT && isatty(1) && !std::getenv("NO_COLOR")) o->format = FL_REPORT_TEXT_COLOR;
+  return true;
+}
+
+fl_pack *open_pack(const Options &o, const char *cmd) {
+  fl_pack *pack = nullptr;
+  char err[512];
+  fl_status st = o.pack_path.empty() ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
+                                     : fl_pack_open_file(o.pack_path.c_str(), nullptr, &pack, err, sizeof err);
+  if (st != FL_OK) {
+    std::fprintf(stderr, "faultline %s: cannot open pack %s: %s\n", cmd,
+                 o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(), err);
+    return nullptr;
+  }
+  return pack;
+}
+
+bool feed_inputs(fl_diagnoser *d, const Options &o, const char *cmd) {
+  std::vector<std::string> files;
+  std::string err;
+  if (!expand_inputs(o.inputs, &files, &err)) {
+    std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
+    return false;
+  }
+  for (const std::string &f : files) {
+    if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) return false;
+    bool ok = read_source(
+        f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err);
+    if (!ok) {
+      std::fprintf(stderr, "faultline %s: %s\n", cmd, err.empty() ? fl_diagnoser_errmsg(d) : err.c_str());
+      return false;
+    }
+    fl_diagnoser_end_source(d);
+  }
+  return true;
+}
+
+int report(fl_diagnoser *d, int format) {
+  const char *text = nullptr;
+  size_t len = 0;
+  if (fl_diagnoser_report(d, format, &text, &len) != FL_OK) {
+    std::fprintf(stderr, "faultline: %s\n", fl_diagnoser_errmsg(d));
+    return kExitError;
+  }
+  std::fwrite(text, 1, len, stdout);
+  if (format == FL_REPORT_SUMMARY) std::fputc('\n', stdout);
+  fl_diagnosis r{};
+  r.struct_size = sizeof r;
+  if (fl_diagnoser_result(d, &r) != FL_OK) return kExitError;
+  return r.verdict == FL_VERDICT_NO_FAILURE ? kExitNoFailure : kExitFailure;
+}
+
+// Opens the pack and a diagnoser, runs `body`, frees both.
+template <typename Body>
+int with_diagnoser(const Options &o, const char *cmd, Body body) {
+  fl_pack *pack = open_pack(o, cmd);
+  if (!pack) return kExitError;
+  fl_diagnoser *d = nullptr;
+  int status = kExitError;
+  if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK) status = body(d);
+  else std::fprintf(stderr, "faultline %s: out of memory\n", cmd);
+  fl_diagnoser_free(d);
+  fl_pack_free(pack);
+  return status;
+}
+
+}  // namespace
+
+int cmd_diagnose(int argc, char **argv) {
+  Options o;
+  int status = kExitError;
+  if (!parse("diagnose", argc, argv, &o, false, &status)) return status;
+  return with_diagnoser(o, "diagnose", [&](fl_diagnoser *d) {
+    return feed_inputs(d, o, "diagnose") ? report(d, o.format) : kExitError;
+  });
+}
+
+int cmd_partial(int argc, char **argv) {
+  Options o;
+  int status = kExitError;
+  if (!parse("partial", argc, argv, &o, true, &status)) return status;
+  if (o.output.empty()) return usage_error("partial", "-o OUT is required");
+  return with_diagnoser(o, "partial", [&](fl_diagnoser *d) {
+    if (!feed_inputs(d, o, "partial")) return kExitError;
+    const void *bytes = nullptr;
+    size_t len = 0;
+    if (fl_diagnoser_partial(d, &bytes, &len) != FL_OK) return kExitError;
+    FILE *f = std::fopen(o.output.c_str(), "wb");
+    if (!f || std::fwrite(bytes, 1, len, f) != len || std::fclose(f) != 0) {
+      std::fprintf(stderr, "faultline partial: cannot write %s\n", o.output.c_str());
+      return kExitError;
+    }
+    return 0;
+  });
+}
+
+int cmd_merge(int argc, char **argv) {
+  Options o;
+  int status = kExitError;
+  if (!parse("merge", argc, argv, &o, false, &status)) return status;
+  return with_diagnoser(o, "merge", [&](fl_diagnoser *d) {
+    for (const std::string &p : o.inputs) {
+      std::string bytes, err;
+      if (!read_source(p, [&](const char *b, size_t n) { bytes.append(b, n); return true; }, &err)) {
+        std::fprintf(stderr, "faultline merge: %s\n", err.c_str());
+        return kExitError;
+      }
+      if (fl_diagnoser_merge_partial(d, bytes.data(), bytes.size()) != FL_OK) {
+        std::fprintf(stderr, "faultline merge: %s: %s\n", p.c_str(), fl_diagnoser_errmsg(d));
+        return kExitError;
+      }
+    }
+    return report(d, o.format);
+  });
+}
+
+}  // namespace cli

@@ -1,0 +1,15 @@
+// The faultline command's subcommands. Each returns the process exit status.
+#pragma once
+
+namespace cli {
+
+// Exit statuses, like grep: a failure was found / none was / error.
+constexpr int kExitFailure = 0;
+constexpr int kExitNoFailure = 1;
+constexpr int kExitError = 2;
+
+int cmd_diagnose(int argc, char **argv);  // diagnose [--json|--summary] [--pack P] INPUT...
+int cmd_partial(int argc, char **argv);   // partial -o OUT [--pack P] INPUT...
+int cmd_merge(int argc, char **argv);     // merge [--json|--summary] [--pack P] PARTIAL...
+
+}  // namespace cli
