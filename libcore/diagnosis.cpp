@@ -242,20 +242,44 @@ int32_t pick_cause(Ctx &c) {
   auto eligible = [&](size_t i) {
     return candidate(i, use_explained) && (!serious || entry_of(c, groups[i])->severity() >= fb::Severity::Medium);
   };
+  // Lines each entry matched in the whole job: when two entries read the
+  // same line (a specific OOM entry and the general one), the rarer one is
+  // the more specific reading.
+  Vec<uint64_t> total(Allocator{});
+  for (uint32_t i = 0; i < c.pack.entry_count(); i++) total.push(0);
+  for (size_t i = 0; i < groups.size(); i++)
+    if (total.size() == c.pack.entry_count() && c.holds[i]) total[groups[i].entry] += groups[i].count;
+  auto same_line = [&](const Group &a, const Group &b) { return a.source == b.source && a.first_line == b.first_line; };
+  auto better = [&](size_t i, int32_t best) {
+    if (best < 0) return true;
+    int b = before(c, groups[i], groups[best]);
+    if (b != 0) return b < 0;
+    return same_line(groups[i], groups[best]) && total[groups[i].entry] < total[groups[best].entry];
+  };
   auto earliest_on = [&](int64_t rank, bool any_rank) {
     int32_t best = -1;
     for (size_t i = 0; i < groups.size(); i++) {
       if (!eligible(i) || (!any_rank && c.out->group_rank[i] != rank)) continue;
-      if (best < 0 || before(c, groups[i], groups[best]) < 0) best = static_cast<int32_t>(i);
+      if (better(i, best)) best = static_cast<int32_t>(i);
     }
     return best;
   };
+  // Distinct failures: eligible entries, counting entries that first fired
+  // on the same line as one.
   uint32_t eligible_entries = 0;
   {
-    Vec<uint8_t> seen(Allocator{});
-    for (uint32_t i = 0; i < c.pack.entry_count(); i++) seen.push(0);
+    Vec<int32_t> first(Allocator{});
+    for (uint32_t i = 0; i < c.pack.entry_count(); i++) first.push(-1);
+    if (first.failed() || total.failed()) return -1;
     for (size_t i = 0; i < groups.size(); i++)
-      if (eligible(i) && !seen[groups[i].entry]) seen[groups[i].entry] = 1, eligible_entries++;
+      if (eligible(i) && (first[groups[i].entry] < 0 || before(c, groups[i], groups[first[groups[i].entry]]) < 0))
+        first[groups[i].entry] = static_cast<int32_t>(i);
+    for (uint32_t x = 0; x < c.pack.entry_count(); x++) {
+      if (first[x] < 0) continue;
+      bool dup = false;
+      for (uint32_t y = 0; y < x && !dup; y++) dup = first[y] >= 0 && same_line(groups[first[x]], groups[first[y]]);
+      if (!dup) eligible_entries++;
+    }
   }
   int32_t pick = -1;
   if (d->lagging_rank >= 0 && (pick = earliest_on(d->lagging_rank, false)) >= 0) {
@@ -345,7 +369,10 @@ void collect_findings(Ctx &c) {
       n.entry = g.entry;
       n.first_group = static_cast<uint32_t>(i);
       n.caused_by_root = root && contains_id(root->causes(), g.entry);
-      if (symptom) n.reason = "informational: a sign, not a failure by itself";
+      const Group *rg = d->root_group >= 0 ? &groups[d->root_group] : nullptr;
+      bool same = rg && rg->source == g.source && rg->first_line == g.first_line;
+      if (same && !symptom) n.reason = "the same line as the root, read by a more general entry";
+      else if (symptom) n.reason = "informational: a sign, not a failure by itself";
       else if (n.caused_by_root) n.reason = "a consequence of the root failure (the root entry lists it)";
       else if (e->role() == fb::Role::Collateral) n.reason = "collateral: printed by ranks waiting for or talking to the failed rank";
       else if (e->role() == fb::Role::Wrapper) n.reason = "wrapper: the launcher re-reports the failed worker";

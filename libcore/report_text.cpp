@@ -127,17 +127,20 @@ void render_text(const ReportInput &in, bool color, Text *out) {
     out->add("  where      ");
     if (d.root_group >= 0) {
       const Group &g = ev.groups[d.root_group];
-      where_text(out, ev, d.root_rank, d.root_host, g.source, g.first_line);
+      bool inconclusive = d.verdict == Verdict::kInconclusive;
+      where_text(out, ev, inconclusive ? d.group_rank[d.root_group] : d.root_rank, inconclusive ? g.host : d.root_host,
+                 g.source, g.first_line);
       if (g.first_time.len) out->addf(" (%s)", ev.str(g.first_time));
       out->addc('\n');
       out->add("  line       ");
       add_safe(out, ev.str(g.first_text), g.first_text.len);
       out->addc('\n');
       if (d.root_ranks.size() > 1) {
-        out->add("  also on    ");
+        out->add(inconclusive ? "  seen on    " : "  also on    ");
         ranks_text(out, d.root_ranks.data(), d.root_ranks.size(), 0);
         out->addc('\n');
       }
+      if (inconclusive && d.root_rank >= 0) out->addf("  suspect    rank %lld (see missing evidence)\n", static_cast<long long>(d.root_rank));
     } else if (d.root_candidate >= 0) {
       const Candidate &x = ev.candidates[d.root_candidate];
       where_text(out, ev, d.root_rank, d.root_host, x.source, x.line);
