@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Quick start: install the dependencies, build, and run the main job on the
-# bundled example: compile the encyclopedia in signatures/ into a knowledge
-# pack and prove every entry's examples against it.
+# Quick start: install the dependencies, build, compile the encyclopedia in
+# signatures/ into a knowledge pack (proving every entry's examples), then run
+# the main job on a bundled example with the embedded default pack: diagnose
+# a failed two-node job (tests/golden/multirank/oom-rank5, built from real lines).
 set -euo pipefail
 cd "$(dirname "$0")"
 .ci/install-deps
@@ -10,6 +11,4 @@ cmake --build build -j"$(nproc)"
 build/compiler/flc compile signatures -o build/default.flpack
 build/compiler/flc stats build/default.flpack
 build/compiler/flc test signatures
-# The library on a bundled real log (tests/data/logs/SOURCES.md): the C99
-# example prints each event with its captured fields and frame.
-build/tests/scan_log_c tests/data/logs/A009.log
+build/faultline diagnose tests/golden/multirank/oom-rank5

@@ -85,6 +85,25 @@ int before(const Ctx &c, const Group &a, const Group &b) {
   return 0;
 }
 
+int cmp_str(const Evidence &ev, Str a, Str b) {
+  int c = std::memcmp(ev.str(a), ev.str(b), a.len < b.len ? a.len : b.len);
+  return c != 0 ? c : (a.len < b.len ? -1 : a.len > b.len ? 1 : 0);
+}
+
+// Binary search of the canonical (host, pid)-sorted map; -1 when absent.
+int64_t rank_of_pid(const Evidence &ev, Str host, int64_t pid) {
+  size_t lo = 0, hi = ev.pid_ranks.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    const RankOfPid &x = ev.pid_ranks[mid];
+    int c = cmp_str(ev, x.host, host);
+    if (c == 0 && x.pid == pid) return x.rank;
+    if (c < 0 || (c == 0 && x.pid < pid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
 void compute_ranks(Ctx &c) {
   const Evidence &ev = c.ev;
   // One host (or none named) in the whole job: local rank and GPU index are the rank.
@@ -95,12 +114,14 @@ void compute_ranks(Ctx &c) {
     if (first.len == 0) first = g.host;
     else if (!ev.str_eq(first, ev.str(g.host), g.host.len)) single_host = false;
   }
+  // NCCL says the world has one rank: everything is rank 0.
+  int64_t world = -1;
+  for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;
-    if (r < 0 && g.pid >= 0)
-      for (const RankOfPid &x : ev.pid_ranks)
-        if (x.pid == g.pid && ev.str_eq(x.host, ev.str(g.host), g.host.len)) r = x.rank;
+    if (r < 0 && g.pid >= 0) r = rank_of_pid(ev, g.host, g.pid);
     if (r < 0 && single_host) r = g.local_rank >= 0 ? g.local_rank : g.device;
+    if (r < 0 && world == 1) r = 0;
     c.out->group_rank.push(r);
   }
 }
@@ -109,7 +130,13 @@ void compute_holds(Ctx &c) {
   const uint32_t n_entries = c.pack.entry_count();
   for (size_t i = 0; i < c.ev.groups.size(); i++) c.holds.push(0);
   for (uint32_t i = 0; i < n_entries; i++) c.present.push(0);
-  if (c.holds.failed() || c.present.failed()) return;
+  // Whole-job sums for `scope: job` conditions.
+  Vec<uint64_t> job_count(c.out->alloc);
+  Vec<uint32_t> job_mask(c.out->alloc);
+  for (uint32_t i = 0; i < n_entries; i++) job_count.push(0), job_mask.push(0);
+  if (c.holds.failed() || c.present.failed() || job_count.failed() || job_mask.failed()) return;
+  for (const Group &g : c.ev.groups)
+    if (g.entry < n_entries) job_count[g.entry] += g.count, job_mask[g.entry] |= g.pattern_mask;
   for (size_t i = 0; i < c.ev.groups.size(); i++) {
     const Group &g = c.ev.groups[i];
     const fb::Entry *e = entry_of(c, g);
@@ -120,13 +147,8 @@ void compute_holds(Ctx &c) {
     bool job = cond && cond->scope() == fb::Scope::Job;
     uint32_t pc = e->pattern_count() < 32 ? e->pattern_count() : 32;
     uint32_t full = pc == 32 ? 0xffffffffu : (1u << pc) - 1;
-    uint64_t count = g.count;
-    uint32_t mask = g.pattern_mask;
-    if (job) {
-      count = 0, mask = 0;
-      for (const Group &o : c.ev.groups)
-        if (o.entry == g.entry) count += o.count, mask |= o.pattern_mask;
-    }
+    uint64_t count = job ? job_count[g.entry] : g.count;
+    uint32_t mask = job ? job_mask[g.entry] : g.pattern_mask;
     bool ok = count >= min_count && (!all || (mask & full) == full);
     c.holds[i] = ok;
     if (ok) c.present[g.entry] = 1;
@@ -213,7 +235,7 @@ int32_t pick_cause(Ctx &c) {
   Diagnosis *d = c.out;
   // Entries explained by another present cause (its `causes` names them).
   uint32_t distinct = 0, explained_count = 0;
-  Vec<uint8_t> explained(Allocator{});
+  Vec<uint8_t> explained(d->alloc);
   for (uint32_t i = 0; i < c.pack.entry_count(); i++) explained.push(0);
   for (uint32_t x = 0; x < c.pack.entry_count(); x++) {
     if (!c.present[x] || c.pack.entry(x)->role() != fb::Role::Cause || entry_is_generic(c.pack.entry(x))) continue;
@@ -245,7 +267,7 @@ int32_t pick_cause(Ctx &c) {
   // Lines each entry matched in the whole job: when two entries read the
   // same line (a specific OOM entry and the general one), the rarer one is
   // the more specific reading.
-  Vec<uint64_t> total(Allocator{});
+  Vec<uint64_t> total(d->alloc);
   for (uint32_t i = 0; i < c.pack.entry_count(); i++) total.push(0);
   for (size_t i = 0; i < groups.size(); i++)
     if (total.size() == c.pack.entry_count() && c.holds[i]) total[groups[i].entry] += groups[i].count;
@@ -268,7 +290,7 @@ int32_t pick_cause(Ctx &c) {
   // on the same line as one.
   uint32_t eligible_entries = 0;
   {
-    Vec<int32_t> first(Allocator{});
+    Vec<int32_t> first(d->alloc);
     for (uint32_t i = 0; i < c.pack.entry_count(); i++) first.push(-1);
     if (first.failed() || total.failed()) return -1;
     for (size_t i = 0; i < groups.size(); i++)
@@ -410,7 +432,7 @@ void set_fingerprint(Ctx &c) {
     t.add("unknown:exit:");
     t.add_i64(h.signal ? -h.signal : h.exitcode);
   }
-  Text seed(Allocator{});
+  Text seed(d->alloc);
   seed.add_u64(kFingerprintVersion);
   seed.addc('\0');
   seed.add(t.data(), t.size());
@@ -528,7 +550,7 @@ void template_of(const char *s, size_t n, Text *out) {
 }
 
 bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
-  Ctx c{ev, pack, d, Vec<uint8_t>(Allocator{}), Vec<uint8_t>(Allocator{})};
+  Ctx c{ev, pack, d, Vec<uint8_t>(d->alloc), Vec<uint8_t>(d->alloc)};
   compute_ranks(c);
   compute_holds(c);
   if (c.holds.failed() || c.present.failed() || d->group_rank.failed()) return false;
@@ -551,7 +573,22 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
       const Group &g = ev.groups[coll];
       if (x.source == g.source && x.line > g.first_line) cand = -1;
     }
-    if (cand >= 0) {
+    // A wrapper that names what kind of failure it reports (a DataLoader
+    // worker killed by a signal) says more than an unknown exception.
+    int32_t typed_wrap = -1;
+    for (size_t i = 0; i < ev.groups.size(); i++) {
+      const fb::Entry *e = entry_of(c, ev.groups[i]);
+      if (!c.holds[i] || !e || e->role() != fb::Role::Wrapper || entry_is_generic(e)) continue;
+      if (e->type() && std::strcmp(e->type()->c_str(), "other") == 0) continue;
+      if (typed_wrap < 0 || before(c, ev.groups[i], ev.groups[typed_wrap]) < 0) typed_wrap = static_cast<int32_t>(i);
+    }
+    if (typed_wrap >= 0) {
+      d->verdict = Verdict::kFailure;
+      d->root_group = typed_wrap;
+      d->decided_by = "wrapper-only";
+      d->confidence = 0.4;
+      line(&d->reasons, "no cause in the log; a report of the failure (a wrapper entry) names its kind");
+    } else if (cand >= 0) {
       d->verdict = Verdict::kFailure;
       d->root_candidate = cand;
       d->decided_by = "unknown-exception";
@@ -589,10 +626,12 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     // Printed without a rank: the rank the job-level evidence blames.
     if (d->root_rank < 0 && d->lagging_rank >= 0) d->root_rank = d->lagging_rank;
     if (d->verdict == Verdict::kInconclusive) {
-      if (d->lagging_rank >= 0) d->root_rank = d->lagging_rank;
-      else
+      // The root names the suspect, not where the collateral was printed.
+      d->root_rank = d->lagging_rank;
+      d->root_host = Str{};
+      if (d->root_rank < 0)
         for (const LaunchHint &h : ev.hints)
-          if (h.rank >= 0) {
+          if (h.rank >= 0 && h.signal == 0) {
             d->root_rank = h.rank;
             d->root_host = h.host;
             break;
@@ -605,7 +644,14 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     d->root_rank = ev.hints[d->root_hint].rank;
     d->root_host = ev.hints[d->root_hint].host;
   }
-  if (d->verdict != Verdict::kNoFailure && d->root_rank < 0) {
+  // The launcher's summary names the host of the rank it reports.
+  if (d->root_rank >= 0 && d->root_host.len == 0)
+    for (const LaunchHint &h : ev.hints)
+      if (h.rank == d->root_rank && h.host.len) {
+        d->root_host = h.host;
+        break;
+      }
+  if (d->verdict == Verdict::kFailure && d->root_rank < 0) {
     // The launcher's summary names the failed rank even when lines carry no prefix.
     for (const LaunchHint &h : ev.hints)
       if (d->root_rank < 0 && h.rank >= 0) {
@@ -616,7 +662,7 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
 
   // Missing evidence.
   if (d->verdict == Verdict::kInconclusive) {
-    Text m(Allocator{});
+    Text m(d->alloc);
     if (d->lagging_rank >= 0 && d->lagging_seq < 0)
       m.addf("rank %lld is the lagging rank (%s); its log holds the cause", static_cast<long long>(d->lagging_rank),
              d->lagging_how);

@@ -26,8 +26,9 @@ struct Finding {
 
 struct Diagnosis {
   explicit Diagnosis(const Allocator &a)
-      : collateral(a), findings(a), reasons(a), missing(a), root_ranks(a), group_rank(a), fingerprint_template(a) {}
+      : alloc(a), collateral(a), findings(a), reasons(a), missing(a), root_ranks(a), group_rank(a), fingerprint_template(a) {}
 
+  Allocator alloc;               // for the diagnosis and its rendering
   Verdict verdict = Verdict::kNoFailure;
   // The root: a group (known entry), else an exception candidate (unknown),
   // else a launcher hint (unknown, exit status only).

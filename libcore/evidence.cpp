@@ -119,7 +119,7 @@ int64_t event_rank(const SourceRec &src, const fl_event *ev) {
 
 void Evidence::rehash() {
   size_t cap = 64;
-  while (cap < groups.size() * 2) cap *= 2;
+  while (cap < groups.size() * 2 + 2) cap *= 2;  // find_group rehashes below this
   table_.clear();
   if (!table_.reserve(cap)) return;
   for (size_t i = 0; i < cap; i++) table_.push(0);
@@ -223,11 +223,14 @@ void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, 
   int64_t seq = -1, enq = -1, done = -1;
   bool any = capture(ev, "timeout_seq", &seq) | capture(ev, "last_enqueued", &enq) | capture(ev, "last_completed", &done);
   if (!any) return;
+  // Lines of one rank come in runs: try the last record first.
+  auto same = [&](const Progress &x) { return x.source == source && x.rank == rank && str_eq(x.host, host, host_len); };
   Progress *p = nullptr;
-  for (auto &x : progress)
-    if (x.source == source && x.rank == rank && str_eq(x.host, host, host_len)) p = &x;
+  if (live_.last_progress < progress.size() && same(progress[live_.last_progress])) p = &progress[live_.last_progress];
+  for (size_t i = 0; !p && i < progress.size(); i++)
+    if (same(progress[i])) p = &progress[i], live_.last_progress = i;
   if (!p) {
-    if (progress.size() >= 4096) return;
+    if (progress.size() >= kMaxProgress) return;
     Progress n;
     n.source = source;
     n.rank = rank;
@@ -235,6 +238,7 @@ void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, 
     n.line = ev->line_number;
     if (!progress.push(n)) return;
     p = &progress.back();
+    live_.last_progress = progress.size() - 1;
   }
   if (seq >= 0 && (p->timeout_seq < 0 || seq < p->timeout_seq)) p->timeout_seq = seq;
   if (enq > p->last_enqueued) p->last_enqueued = enq;

@@ -25,7 +25,8 @@ constexpr size_t kMaxFieldBytes = 160;         // kept of a captured value
 constexpr size_t kMaxFields = 12;              // kept per group
 constexpr size_t kMaxCandidatesPerSource = 16; // fatal-looking exception lines
 constexpr uint64_t kTracebackReach = 400;      // lines from "Traceback" to its exception
-constexpr size_t kMaxPidRanks = 1u << 14;
+constexpr size_t kMaxPidRanks = 4096;            // NCCL pid-to-rank records
+constexpr size_t kMaxProgress = 1024;            // NCCL progress records (per source, rank, host)
 
 // A string in the evidence's pool.
 struct Str {
@@ -143,6 +144,7 @@ class Evidence {
     uint64_t known_line = 0;          // last line a known entry matched
     uint64_t hint_line = 0;           // open root-cause block, 0 = none
     bool hint_done = false;
+    size_t last_progress = 0;         // index of the progress record used last
   };
 
   uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len,

@@ -158,7 +158,7 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     good = ok(s.name) && sources.push(s);
   }
   uint32_t ns = static_cast<uint32_t>(sources.size());
-  n = good ? r.count(132) : 0;
+  n = good ? r.count(124) : 0;  // bytes per record, as written above
   for (uint32_t i = 0; i < n && good; i++) {
     Group g;
     g.source = r.u32(), g.entry_id = r.str(), g.rank = r.i64(), g.host = r.str(), g.count = r.u64();

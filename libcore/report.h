@@ -1,5 +1,5 @@
 // Rendering a diagnosis: the JSON report (schema faultline.report/1,
-// documented in docs/REPORT.md), the human text report and the one-line
+// documented in libcore/REPORT.md), the human text report and the one-line
 // summary.
 #pragma once
 

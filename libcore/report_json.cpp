@@ -1,4 +1,4 @@
-// The JSON report, schema faultline.report/1 (docs/REPORT.md). Fields are
+// The JSON report, schema faultline.report/1 (libcore/REPORT.md). Fields are
 // only ever added; a change of meaning bumps the schema.
 #include <cstring>
 
@@ -39,11 +39,7 @@ void fields_object(JsonWriter &w, const Evidence &ev, Str fields) {
   FieldCursor c{ev.str(fields), fields.len};
   const char *name, *val;
   size_t nl, vl;
-  while (c.next(&name, &nl, &val, &vl)) {
-    Text key(Allocator{});
-    key.add(name, nl);
-    w.kv(key.c_str(), val, vl);
-  }
+  while (c.next(&name, &nl, &val, &vl)) w.kv(name, val, vl);  // names end in NUL in the pool
   w.end_object();
 }
 
@@ -211,7 +207,7 @@ void knowledge(JsonWriter &w, const ReportInput &in) {
   const fb::Entry *e = nullptr;
   if (in.d.verdict == Verdict::kFailure && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
   if (in.d.verdict == Verdict::kInconclusive && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
-  Text tmp(Allocator{});
+  Text tmp(in.d.alloc);
   w.key("fix");
   w.begin_object();
   string_list(w, "steps", e ? e->fix_steps() : nullptr);
@@ -307,7 +303,7 @@ void render_json(const ReportInput &in, Text *out) {
   w.begin_object();
   w.kv("schema", "faultline.report/1");
   w.kv("verdict", verdict_name(d.verdict));
-  Text summary(Allocator{});
+  Text summary(in.d.alloc);
   render_summary(in, &summary);
   w.kv("summary", summary.data() ? summary.data() : "", summary.size());
   root_object(w, in);
@@ -330,7 +326,7 @@ void render_json(const ReportInput &in, Text *out) {
   } else {
     w.begin_object();
     w.kv("algorithm", "faultline-fp/1");
-    Text v(Allocator{});
+    Text v(in.d.alloc);
     v.addf("fp1:%016llx", static_cast<unsigned long long>(d.fingerprint));
     w.kv("value", v.data(), v.size());
     w.end_object();

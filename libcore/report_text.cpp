@@ -106,7 +106,7 @@ void render_text(const ReportInput &in, bool color, Text *out) {
   const Evidence &ev = in.ev;
   Style st{color};
   const fb::Entry *e = root_entry(in);
-  Text tmp(Allocator{});
+  Text tmp(in.d.alloc);
 
   if (d.verdict == Verdict::kNoFailure) {
     out->addf("%sNo failure found%s", st.on(kGreen), st.off());

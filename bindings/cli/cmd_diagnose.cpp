@@ -112,6 +112,24 @@ int report(fl_diagnoser *d, int format) {
   return r.verdict == FL_VERDICT_NO_FAILURE ? kExitNoFailure : kExitFailure;
 }
 
+// Saves the diagnoser's evidence as a partial report file.
+int write_partial(fl_diagnoser *d, const std::string &path, const char *cmd) {
+  const void *bytes = nullptr;
+  size_t len = 0;
+  if (fl_diagnoser_partial(d, &bytes, &len) != FL_OK) {
+    std::fprintf(stderr, "faultline %s: %s\n", cmd, fl_diagnoser_errmsg(d));
+    return kExitError;
+  }
+  FILE *f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(bytes, 1, len, f) == len;
+  if (f && std::fclose(f) != 0) ok = false;
+  if (!ok) {
+    std::fprintf(stderr, "faultline %s: cannot write %s\n", cmd, path.c_str());
+    return kExitError;
+  }
+  return 0;
+}
+
 // Opens the pack and a diagnoser, runs `body`, frees both.
 template <typename Body>
 int with_diagnoser(const Options &o, const char *cmd, Body body) {
@@ -144,22 +162,14 @@ int cmd_partial(int argc, char **argv) {
   if (o.output.empty()) return usage_error("partial", "-o OUT is required");
   return with_diagnoser(o, "partial", [&](fl_diagnoser *d) {
     if (!feed_inputs(d, o, "partial")) return kExitError;
-    const void *bytes = nullptr;
-    size_t len = 0;
-    if (fl_diagnoser_partial(d, &bytes, &len) != FL_OK) return kExitError;
-    FILE *f = std::fopen(o.output.c_str(), "wb");
-    if (!f || std::fwrite(bytes, 1, len, f) != len || std::fclose(f) != 0) {
-      std::fprintf(stderr, "faultline partial: cannot write %s\n", o.output.c_str());
-      return kExitError;
-    }
-    return 0;
+    return write_partial(d, o.output, "partial");
   });
 }
 
 int cmd_merge(int argc, char **argv) {
   Options o;
   int status = kExitError;
-  if (!parse("merge", argc, argv, &o, false, &status)) return status;
+  if (!parse("merge", argc, argv, &o, true, &status)) return status;
   return with_diagnoser(o, "merge", [&](fl_diagnoser *d) {
     for (const std::string &p : o.inputs) {
       std::string bytes, err;
@@ -172,6 +182,7 @@ int cmd_merge(int argc, char **argv) {
         return kExitError;
       }
     }
+    if (!o.output.empty()) return write_partial(d, o.output, "merge");
     return report(d, o.format);
   });
 }
