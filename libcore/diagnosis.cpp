@@ -114,8 +114,8 @@ void compute_ranks(Ctx &c) {
     if (first.len == 0) first = g.host;
     else if (!ev.str_eq(first, ev.str(g.host), g.host.len)) single_host = false;
   }
-  // NCCL says the world has one rank: everything is rank 0.
-  int64_t world = -1;
+  // The job has one rank (NCCL's communicators or a stated world size): everything is rank 0.
+  int64_t world = ev.world_size();
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;

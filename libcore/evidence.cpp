@@ -264,6 +264,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       if (!note_pid_rank(ev->pid, v, nranks, intern(host, host_len))) pool_.truncate(mark);
       return;
     }
+    if (capture(ev, "world_size", &v) && v > world_size_) world_size_ = v;
     if (name_is(pat->name(), "traceback_header")) live_.traceback_line = ev->line_number;
     else if (name_is(pat->name(), "exception_line")) note_candidate(source, ev, rank, host, host_len);
   } else {
@@ -414,6 +415,7 @@ void Evidence::merge(const Evidence &o) {
     if (p.last_completed > mine->last_completed) mine->last_completed = p.last_completed;
     if (p.line < mine->line) mine->line = p.line;
   }
+  if (o.world_size_ > world_size_) world_size_ = o.world_size_;
   for (const RankOfPid &r : o.pid_ranks) note_pid_rank(r.pid, r.rank, r.nranks, copy_from(o, r.host));
   for (const Candidate &c : o.candidates) {
     Candidate n = c;

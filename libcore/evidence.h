@@ -120,6 +120,7 @@ class Evidence {
 
   bool failed() const;
   uint64_t dropped_events() const { return dropped_events_; }
+  int64_t world_size() const { return world_size_; }  // largest stated, -1 unknown
 
   // Canonical order: sources by name, groups by (source, first line, entry
   // id, rank, host). Called before a report.
@@ -163,6 +164,7 @@ class Evidence {
   Vec<uint32_t> table_;       // open addressing over groups: index + 1, 0 = empty
   Live live_;
   uint64_t dropped_events_ = 0;
+  int64_t world_size_ = -1;
 };
 
 // Entries tagged `generic` (e.g. uncaught Python exceptions) feed the

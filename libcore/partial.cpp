@@ -3,7 +3,7 @@
 //
 // Format 1, little-endian:
 //   "FLPARTL1"  u32 format (1)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
-//   payload: u64 dropped events, the string pool, then sources, groups, hints,
+//   payload: u64 dropped events, i64 world size, the string pool, then sources, groups, hints,
 //   progress and candidates, each as u32 count + fixed-size records whose
 //   strings are (offset, length) into the pool. Every string and index is
 //   checked on reading; a partial is untrusted input.
@@ -77,6 +77,7 @@ bool Evidence::serialize(Text *out) const {
   Text payload(alloc_);
   Writer w{&payload};
   w.u64(dropped_events_);
+  w.i64(world_size_);
   w.u32(static_cast<uint32_t>(pool_.size()));
   payload.add(pool_.data(), pool_.size());
   w.u32(static_cast<uint32_t>(sources.size()));
@@ -138,6 +139,7 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
   }
   Reader r{bytes + kHeader, static_cast<size_t>(size)};
   uint64_t dropped = r.u64();
+  int64_t world = r.i64();
   uint32_t pool_len = r.u32();
   if (!r.need(pool_len) || pool_len == 0 || r.p[r.i] != '\0' || r.p[r.i + pool_len - 1] != '\0') {
     err->set("partial string pool is malformed");
@@ -206,6 +208,7 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     return false;
   }
   dropped_events_ = dropped;
+  world_size_ = world < -1 ? -1 : world;
   table_.clear();
   rehash();
   return !failed();
