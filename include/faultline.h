@@ -432,6 +432,7 @@ typedef struct fl_diagnosis {
   char action[32];             /* "retry", "exclude-node-and-retry", "fix-code", ..., "investigate", "none" */
   char host[128];              /* initiating host, "" unknown */
   char fingerprint[32];        /* "fp1:<16 hex>", "" for no-failure */
+  char template_text[256];     /* unknown failures: what the fingerprint hashes (numbers, hex, paths normalized); else "" */
 } fl_diagnosis;
 
 /** Diagnoses like fl_diagnoser_report and fills `out`. @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM. Since: 0.1 */

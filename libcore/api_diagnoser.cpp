@@ -193,6 +193,10 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
     if (diag.verdict != Verdict::kNoFailure)
       std::snprintf(out->fingerprint, sizeof out->fingerprint, "fp1:%016llx",
                     static_cast<unsigned long long>(diag.fingerprint));
+    if (diag.verdict == Verdict::kFailure && diag.root_group < 0)
+      std::snprintf(out->template_text, sizeof out->template_text, "%.*s",
+                    static_cast<int>(diag.fingerprint_template.size()),
+                    diag.fingerprint_template.data() ? diag.fingerprint_template.data() : "");
     return FL_OK;
   });
 }

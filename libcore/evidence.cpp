@@ -176,7 +176,13 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
   c.host = intern(host, host_len);
   c.time = intern(ev->time, ev->time ? ev->time_len : 0);
   c.text = intern(ev->line, clip(ev->line, ev->line_len, kMaxTextBytes));
-  if (const fl_capture *x = capture_text(ev, "exception")) c.exception = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
+  // "Type: message" without the line's prefix: what the template is made of.
+  if (const fl_capture *x = capture_text(ev, "exception")) {
+    const fl_capture *m = capture_text(ev, "message");
+    const char *end = m ? m->value + m->value_len : x->value + x->value_len;
+    size_t n = static_cast<size_t>(end - x->value);
+    c.exception = intern(x->value, clip(x->value, n, kMaxTextBytes));
+  }
   c.explained = live_.known_line == ev->line_number;
   // Keep the first half and the latest half of the per-source budget.
   size_t in_source = 0, first_kept = kNoEntry;

@@ -74,6 +74,12 @@ class Fingerprint(unittest.TestCase):
         self.assertEqual(ra["root"]["id"], "unknown")
         self.assertEqual(fa, fb)
         self.assertNotEqual(fa, fc)
+        # `faultline templates` groups the recurring one: 2 logs, then 1.
+        p = flrun.run(["templates", a, b, c])
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        counts = [line.split()[:2] for line in p.stdout.decode().splitlines() if not line.startswith("       ")]
+        self.assertEqual(counts, [["2", fa], ["1", fc]])
+        self.assertIn("ValueError: shard <n> of <path> has <hex> bad rows", p.stdout.decode())
 
     def test_different_failures_differ(self):
         seen = {}

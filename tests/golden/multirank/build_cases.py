@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def write(case, name, lines):
     d = os.path.join(HERE, case)
-    os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+    os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -153,7 +153,31 @@ def unknown_rank2(variant=""):
         write("unknown-rank2", f"rank{r}.log", lines)
 
 
+def logdir_layout():
+    # torchrun --log-dir layout: <dir>/<run_id>/attempt_<n>/<local_rank>/stderr.log,
+    # lines without rank prefixes. Local rank 1 hits a device-side assert
+    # (eval A050/B-style CUDA text); the other local ranks time out (PyTorch 1.x
+    # watchdog wording, eval A038).
+    base = "logdir-layout/3f9c2a/attempt_0"
+    for lr in range(4):
+        lines = [f"{{'loss': {2.1 - 0.1 * i:.4f}, 'learning_rate': 5e-05, 'epoch': 0.{i}}}" for i in range(3)]
+        if lr == 1:
+            lines += [
+                "../aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+                "Traceback (most recent call last):",
+                '  File "/workspace/train.py", line 88, in <module>',
+                "    loss.backward()",
+                "RuntimeError: CUDA error: device-side assert triggered",
+                "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+            ]
+        else:
+            lines += [f"[E ProcessGroupNCCL.cpp:821] [Rank {lr}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4178, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1803391 milliseconds before timing out."]
+        write(base + f"/{lr}", "stderr.log", lines)
+        write(base + f"/{lr}", "stdout.log", [f"epoch 0 step {10 * i} done" for i in range(3)])
+
+
 if __name__ == "__main__":
+    logdir_layout()
     oom_rank5()
     rank0_only()
     lagging_rank()

@@ -1,0 +1,77 @@
+// templates: the unknown failures of a set of logs, grouped by fingerprint,
+// most frequent first: the candidates for new encyclopedia entries.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "faultline.h"
+#include "inputs.h"
+
+namespace cli {
+
+int cmd_templates(int argc, char **argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: faultline templates FILE|DIR...\n"
+                  "Diagnoses each log on its own and lists the failures no entry explains, grouped by\n"
+                  "fingerprint (count, fingerprint, template, example logs).\n");
+      return 0;
+    }
+    args.push_back(argv[i]);
+  }
+  std::vector<std::string> files;
+  std::string err;
+  if (args.empty() || !expand_inputs(args, &files, &err)) {
+    std::fprintf(stderr, "faultline templates: %s\n", args.empty() ? "no input" : err.c_str());
+    return kExitError;
+  }
+  fl_pack *pack = nullptr;
+  char perr[256];
+  if (fl_pack_open_default(nullptr, &pack, perr, sizeof perr) != FL_OK) {
+    std::fprintf(stderr, "faultline templates: %s\n", perr);
+    return kExitError;
+  }
+  struct Group {
+    std::string text;
+    std::vector<std::string> logs;
+  };
+  std::map<std::string, Group> groups;
+  int status = 0;
+  for (const std::string &f : files) {
+    fl_diagnoser *d = nullptr;
+    if (fl_diagnoser_create(pack, nullptr, &d) != FL_OK) {
+      status = kExitError;
+      break;
+    }
+    fl_diagnoser_begin_source(d, f.c_str());
+    bool ok = read_source(f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err);
+    fl_diagnosis r{};
+    r.struct_size = sizeof r;
+    if (ok && fl_diagnoser_result(d, &r) == FL_OK && r.template_text[0]) {
+      Group &g = groups[r.fingerprint];
+      g.text = r.template_text;
+      g.logs.push_back(f);
+    } else if (!ok) {
+      std::fprintf(stderr, "faultline templates: %s\n", err.c_str());
+      status = kExitError;
+    }
+    fl_diagnoser_free(d);
+  }
+  fl_pack_free(pack);
+  std::vector<std::pair<std::string, Group>> sorted(groups.begin(), groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto &a, const auto &b) { return a.second.logs.size() > b.second.logs.size(); });
+  for (const auto &[fp, g] : sorted) {
+    std::printf("%5zu  %s  %s\n", g.logs.size(), fp.c_str(), g.text.c_str());
+    for (size_t i = 0; i < g.logs.size() && i < 3; i++) std::printf("       %s\n", g.logs[i].c_str());
+  }
+  if (status == 0 && sorted.empty()) return kExitNoFailure;
+  return status;
+}
+
+}  // namespace cli
