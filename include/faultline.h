@@ -214,6 +214,24 @@ FL_API uint32_t fl_pack_entry_count(const fl_pack *pack);
 FL_API const char *fl_pack_entry_id(const fl_pack *pack, uint32_t index);
 FL_API const char *fl_pack_entry_title(const fl_pack *pack, uint32_t index);
 FL_API const char *fl_pack_entry_type(const fl_pack *pack, uint32_t index);
+FL_API const char *fl_pack_entry_category(const fl_pack *pack, uint32_t index);
+
+/** Index of the entry with id `id`, or UINT32_MAX when the pack has none.  Since: 0.1 */
+FL_API uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id);
+
+#define FL_PAGE_TEXT 0      /* plain text for a terminal */
+#define FL_PAGE_MARKDOWN 1  /* Markdown */
+
+/**
+ * Renders entry `index` as a readable encyclopedia page (summary, mechanism,
+ * symptoms, confirmation, fix with commands, verification, prevention,
+ * patterns with their sources, related entries, references). Like snprintf:
+ * writes at most `size` bytes including the NUL and returns the length of the
+ * whole page, so a second call with a buffer of that length + 1 gets it all.
+ * @return the page length, or 0 for a bad index or format.
+ * Thread-safety: safe (the pack is read only).  Since: 0.1
+ */
+FL_API size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char *buf, size_t size);
 
 /** The signature library version the pack was built from (e.g. "0.1.0"). Since: 0.1 */
 FL_API const char *fl_pack_version(const fl_pack *pack);

@@ -20,7 +20,7 @@ struct fl_diagnoser {
   uint64_t source_bytes = 0;
   uint64_t lines_at_begin = 0;      // scanner line count when the source began
   Text out;                         // the last report or partial
-  char errmsg[200] = {0};
+  char errmsg[sizeof(ErrorText::text)] = {0};
 };
 
 namespace {

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "flatbuffers/flatbuffers.h"
+#include "entry_page.h"
 #include "handles.h"
 #include "hash.h"
 
@@ -207,6 +208,31 @@ const char *fl_pack_entry_title(const fl_pack *pack, uint32_t index) {
 const char *fl_pack_entry_type(const fl_pack *pack, uint32_t index) {
   const fb::Entry *e = entry_at(pack, index);
   return e ? c_str(e->type()) : nullptr;
+}
+
+const char *fl_pack_entry_category(const fl_pack *pack, uint32_t index) {
+  const fb::Entry *e = entry_at(pack, index);
+  return e ? c_str(e->category()) : nullptr;
+}
+
+uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id) {
+  if (!pack || !id) return UINT32_MAX;
+  for (uint32_t i = 0; i < pack->view.entry_count(); i++)
+    if (std::strcmp(c_str(pack->view.entry(i)->id()), id) == 0) return i;
+  return UINT32_MAX;
+}
+
+size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char *buf, size_t size) {
+  if (!entry_at(pack, index) || (format != FL_PAGE_TEXT && format != FL_PAGE_MARKDOWN)) return 0;
+  Text page(pack->alloc);
+  render_entry_page(pack->view, index, format == FL_PAGE_MARKDOWN, &page);
+  if (page.failed()) return 0;
+  if (buf && size) {
+    size_t n = page.size() < size - 1 ? page.size() : size - 1;
+    std::memcpy(buf, page.data(), n);
+    buf[n] = '\0';
+  }
+  return page.size();
 }
 
 const char *fl_pack_version(const fl_pack *pack) { return pack ? c_str(pack->view.root->pack_version()) : ""; }

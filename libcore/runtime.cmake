@@ -5,6 +5,7 @@ set(_fl_runtime_sources
   ${PROJECT_SOURCE_DIR}/libcore/api_scanner.cpp
   ${PROJECT_SOURCE_DIR}/libcore/api_diagnoser.cpp
   ${PROJECT_SOURCE_DIR}/libcore/diagnosis.cpp
+  ${PROJECT_SOURCE_DIR}/libcore/entry_page.cpp
   ${PROJECT_SOURCE_DIR}/libcore/evidence.cpp
   ${PROJECT_SOURCE_DIR}/libcore/growbuf.cpp
   ${PROJECT_SOURCE_DIR}/libcore/json_writer.cpp

@@ -17,6 +17,8 @@ const char kUsage[] =
     "                      save one node's evidence as a partial report\n"
     "  merge [--json|--summary] [--pack PACK] [-o OUT] PARTIAL...\n"
     "                      diagnose a job from the partials of its nodes (-o: save the merged partial)\n"
+    "  explain [--markdown] ID   an entry as a readable encyclopedia page\n"
+    "  list [--category C] [--type T]   the entries of the pack\n"
     "  templates FILE|DIR...\n"
     "                      unknown failures of many logs grouped by fingerprint (new entry candidates)\n"
     "\n"
@@ -48,6 +50,8 @@ int main(int argc, char **argv) {
   if (!std::strcmp(argv[1], "partial")) return cli::cmd_partial(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "merge")) return cli::cmd_merge(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "templates")) return cli::cmd_templates(argc - 1, argv + 1);
+  if (!std::strcmp(argv[1], "explain")) return cli::cmd_explain(argc - 1, argv + 1);
+  if (!std::strcmp(argv[1], "list")) return cli::cmd_list(argc - 1, argv + 1);
   std::fprintf(stderr, "faultline: unknown command '%s'\n\n%s", argv[1], kUsage);
   return cli::kExitError;
 }

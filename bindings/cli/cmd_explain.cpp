@@ -1,0 +1,83 @@
+// explain and list: the encyclopedia in the pack, read from the terminal.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "faultline.h"
+
+namespace cli {
+
+namespace {
+
+fl_pack *open_default(const char *cmd) {
+  fl_pack *pack = nullptr;
+  char err[256];
+  const char *path = std::getenv("FAULTLINE_PACK");
+  fl_status st = path && *path ? fl_pack_open_file(path, nullptr, &pack, err, sizeof err)
+                               : fl_pack_open_default(nullptr, &pack, err, sizeof err);
+  if (st != FL_OK) std::fprintf(stderr, "faultline %s: cannot open pack: %s\n", cmd, err);
+  return pack;
+}
+
+}  // namespace
+
+int cmd_explain(int argc, char **argv) {
+  int format = FL_PAGE_TEXT;
+  const char *id = nullptr;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--markdown")) format = FL_PAGE_MARKDOWN;
+    else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: faultline explain [--markdown] ID\n"
+                  "Prints the encyclopedia page of an entry, e.g. faultline explain nccl-watchdog-timeout\n");
+      return 0;
+    } else id = argv[i];
+  }
+  if (!id) {
+    std::fprintf(stderr, "faultline explain: give an entry id (faultline list shows them)\n");
+    return kExitError;
+  }
+  fl_pack *pack = open_default("explain");
+  if (!pack) return kExitError;
+  uint32_t index = fl_pack_find_entry(pack, id);
+  int status = 0;
+  if (index == UINT32_MAX) {
+    std::fprintf(stderr, "faultline explain: no entry '%s' in pack %s (faultline list shows the ids)\n", id,
+                 fl_pack_version(pack));
+    status = kExitError;
+  } else {
+    size_t n = fl_pack_entry_page(pack, index, format, nullptr, 0);
+    std::vector<char> page(n + 1);
+    fl_pack_entry_page(pack, index, format, page.data(), page.size());
+    std::fwrite(page.data(), 1, n, stdout);
+  }
+  fl_pack_free(pack);
+  return status;
+}
+
+int cmd_list(int argc, char **argv) {
+  std::string category, type;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--category") && i + 1 < argc) category = argv[++i];
+    else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) type = argv[++i];
+    else {
+      std::printf("usage: faultline list [--category C] [--type T]\n");
+      return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? kExitError : 0;
+    }
+  }
+  fl_pack *pack = open_default("list");
+  if (!pack) return kExitError;
+  uint32_t shown = 0;
+  for (uint32_t i = 0; i < fl_pack_entry_count(pack); i++) {
+    std::string id = fl_pack_entry_id(pack, i), t = fl_pack_entry_type(pack, i), cat = fl_pack_entry_category(pack, i);
+    if ((!category.empty() && cat != category) || (!type.empty() && t != type)) continue;
+    std::printf("%-42s %-24s %-11s %s\n", id.c_str(), t.c_str(), cat.c_str(), fl_pack_entry_title(pack, i));
+    shown++;
+  }
+  fl_pack_free(pack);
+  return shown ? 0 : kExitNoFailure;
+}
+
+}  // namespace cli
