@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../libcore/pack_reader.h"
+#include "coverage.h"
 #include "lint.h"
 #include "pack_dump.h"
 #include "pack_writer.h"
@@ -33,6 +34,8 @@ const char kUsage[] =
     "  lint DIR [--strict]   report entries that compile but should not ship (--strict: warnings fail)\n"
     "  stats PACK|DIR        DFA states and sizes of a pack; for DIR also compile time and per-entry cost\n"
     "  dump PACK             print a pack in full, readable and diffable\n"
+    "  coverage DIR --eval LABELED... -o OUT\n"
+    "                        failure types x entries x the labeled real logs each entry explains (Markdown)\n"
     "  version               print flc's version and pack format\n"
     "\n"
     "options:\n"
@@ -40,6 +43,7 @@ const char kUsage[] =
     "  --state-budget N      split a DFA with more than N states (default 20000)\n"
     "  --jobs N              Ragel runs in parallel (default 2)\n"
     "  --emit-ragel DIR      also write each DFA's Ragel source to DIR (compile)\n"
+    "  --eval DIR            a folder of logs with labels.jsonl (coverage; repeatable)\n"
     "\n"
     "examples:\n"
     "  flc compile signatures -o default.flpack\n"
@@ -52,6 +56,8 @@ struct Args {
   std::string command, input, output, emit_ragel;
   bool strict = false;
   BuildOptions build;
+  std::vector<std::string> evals;
+  std::string command_line;
 };
 
 [[noreturn]] void usage_error(const std::string &msg) {
@@ -83,6 +89,7 @@ Args parse_args(int argc, char **argv) {
     else if (s == "--jobs") a.build.jobs = number("--jobs");
     else if (s == "--emit-ragel") a.build.emit_ragel_dir = value("--emit-ragel");
     else if (s == "--strict") a.strict = true;
+    else if (s == "--eval") a.evals.push_back(value("--eval"));
     else if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -91,6 +98,15 @@ Args parse_args(int argc, char **argv) {
     else positional.push_back(s);
   }
   if (positional.empty()) usage_error("no command given");
+  // The command as reproducible text (coverage prints it), without the output file.
+  a.command_line = "flc";
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "-o") || !std::strcmp(argv[i], "--output")) {
+      i++;
+      continue;
+    }
+    a.command_line += std::string(" ") + argv[i];
+  }
   a.command = positional[0];
   if (positional.size() > 1) a.input = positional[1];
   if (positional.size() > 2) usage_error("unexpected argument " + positional[2]);
@@ -209,6 +225,35 @@ int cmd_lint(Args &a) {
   return errors || (a.strict && warnings) ? 1 : 0;
 }
 
+int cmd_coverage(Args &a) {
+  if (a.output.empty() || a.evals.empty()) usage_error("coverage needs --eval DIR and -o OUT");
+  Diagnostics diags;
+  auto lib = load_or_exit(a, &diags);
+  BuildResult r = build_or_exit(lib, a);
+  PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
+  std::vector<LabeledSet> sets;
+  for (const auto &d : a.evals) {
+    std::string base = d;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    sets.push_back({base, base.substr(base.rfind('/') + 1)});
+  }
+  std::string md;
+  try {
+    md = coverage_markdown(lib.sigs, pack, sets, a.command_line);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc: %s\n", e.what());
+    return 2;
+  }
+  std::ofstream out(a.output, std::ios::binary);
+  out << md;
+  if (!out) {
+    std::fprintf(stderr, "flc: cannot write %s\n", a.output.c_str());
+    return 2;
+  }
+  std::printf("flc coverage: %zu entries over %zu labeled sets -> %s\n", lib.sigs.size(), sets.size(), a.output.c_str());
+  return 0;
+}
+
 int cmd_stats(Args &a) {
   if (a.input.empty()) usage_error("stats needs a pack or a signatures directory");
   if (std::filesystem::is_directory(a.input)) {
@@ -266,6 +311,7 @@ int main(int argc, char **argv) {
   if (a.command == "compile") return cmd_compile(a);
   if (a.command == "test") return cmd_test(a);
   if (a.command == "lint") return cmd_lint(a);
+  if (a.command == "coverage") return cmd_coverage(a);
   if (a.command == "stats") return cmd_stats(a);
   if (a.command == "dump") return cmd_dump(a);
   if (a.command == "version") {
