@@ -147,6 +147,46 @@ void BM_scanner_feed_failing(benchmark::State &st) {
 }
 BENCHMARK(BM_scanner_feed_failing)->Unit(benchmark::kMillisecond);
 
+// Diagnosis end to end: the diagnoser's scan plus evidence, then the report.
+void diagnose_c_api(benchmark::State &st, const std::string &text) {
+  if (text.empty()) {
+    st.SkipWithError("corpus not found (set FAULTLINE_CORPUS)");
+    return;
+  }
+  fl_pack *pack = nullptr;
+  if (fl_pack_open_default(nullptr, &pack, nullptr, 0) != FL_OK) {
+    st.SkipWithError("cannot open the default pack");
+    return;
+  }
+  size_t report_bytes = 0;
+  for (auto _ : st) {
+    fl_diagnoser *d = nullptr;
+    fl_diagnoser_create(pack, nullptr, &d);
+    fl_diagnoser_begin_source(d, "corpus");
+    for (size_t at = 0; at < text.size(); at += 65536)
+      fl_diagnoser_feed(d, text.data() + at, std::min<size_t>(65536, text.size() - at));
+    const char *json = nullptr;
+    fl_diagnoser_report(d, FL_REPORT_JSON, &json, &report_bytes);
+    benchmark::DoNotOptimize(json);
+    fl_diagnoser_free(d);
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
+  st.counters["report_bytes"] = static_cast<double>(report_bytes);
+  fl_pack_free(pack);
+}
+
+void BM_diagnose_healthy(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("healthy"), 64u << 20);
+  diagnose_c_api(st, text);
+}
+BENCHMARK(BM_diagnose_healthy)->Unit(benchmark::kMillisecond);
+
+void BM_diagnose_failing(benchmark::State &st) {
+  static const std::string text = corpus(corpus_dir("failing"), 16u << 20);
+  diagnose_c_api(st, text);
+}
+BENCHMARK(BM_diagnose_failing)->Unit(benchmark::kMillisecond);
+
 void BM_pack_open_verify(benchmark::State &st) {
   Fixture &f = fixture();
   for (auto _ : st) {
