@@ -1,0 +1,115 @@
+"""The Python binding against the real library: diagnoses bundled real logs,
+streams events, maps errors, and agrees with the faultline command."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import faultline  # noqa: E402
+
+LOGS = os.path.join(ROOT, "tests", "data", "logs")
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+
+
+class Diagnose(unittest.TestCase):
+    def test_real_logs_get_their_labeled_failure(self):
+        # tests/data/logs/SOURCES.md: the class each log was labeled with.
+        for name, typ in (("A009.log", "port_in_use"), ("A052.log", "cuda_oom"), ("B043.log", "host_oom"),
+                          ("B063.log", "gpu_hardware")):
+            with self.subTest(log=name):
+                r = faultline.diagnose(os.path.join(LOGS, name))
+                self.assertEqual(r.verdict, "failure")
+                self.assertTrue(r.failed)
+                self.assertEqual(r.root.type, typ)
+                self.assertTrue(r.fingerprint.value.startswith("fp1:"))
+                self.assertTrue(r.fix.commands)
+
+    def test_multi_rank_job_directory(self):
+        r = faultline.diagnose(os.path.join(GOLDEN, "multirank", "oom-rank5"))
+        self.assertEqual((r.root.type, r.root.rank, r.root.host), ("cuda_oom", 5, "node-b"))
+        self.assertIn("nccl_timeout", {c.type for c in r.collateral})
+        self.assertFalse(r.action.retry)
+
+    def test_text_bytes_and_healthy(self):
+        oom = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB\n"
+        self.assertEqual(faultline.diagnose(oom).root.rank, 3)
+        self.assertEqual(faultline.diagnose(oom.encode()).root.type, "cuda_oom")
+        healthy = faultline.diagnose("step 1 loss 2.31\nstep 2 loss 2.20\n")
+        self.assertEqual(healthy.verdict, "no-failure")
+        self.assertFalse(healthy.failed)
+        self.assertIsNone(healthy.root)
+
+    def test_report_mirrors_the_cli_json(self):
+        path = os.path.join(LOGS, "A052.log")
+        cli = os.environ.get("FAULTLINE_BIN", os.path.join(ROOT, "build", "faultline"))
+        if not os.path.exists(cli):
+            self.skipTest("faultline command not built")
+        want = json.loads(subprocess.run([cli, "diagnose", "--json", path], capture_output=True).stdout)
+        self.assertEqual(faultline.diagnose(path).to_dict(), want)
+
+    def test_partials_merge_to_the_whole(self):
+        files = [os.path.join(GOLDEN, "multirank", "unknown-rank2", f"rank{r}.log") for r in range(4)]
+        whole = faultline.diagnose(files).to_dict()
+        with faultline.Diagnoser() as a, faultline.Diagnoser() as b, faultline.Diagnoser() as job:
+            for f in files[:2]:
+                a.add_file(f)
+            for f in files[2:]:
+                b.add_file(f)
+            job.merge_partial(b.partial())
+            job.merge_partial(a.partial())
+            self.assertEqual(job.report().to_dict(), whole)
+            with self.assertRaises(faultline.InvalidArgument):
+                job.merge_partial(b"not a partial")
+            self.assertIn("failure", job.summary())
+
+
+class Streaming(unittest.TestCase):
+    def test_scanner_events_in_chunks(self):
+        line = b"[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total capacity of 79.15 GiB\n"
+        with faultline.Pack.default() as pack, faultline.Scanner(pack) as sc:
+            events = sc.feed(line[:30]) + sc.feed(line[30:] + b"tail without newline")
+            events += sc.finish()
+            oom = [e for e in events if e.entry_id == "cuda-out-of-memory"]
+            self.assertEqual(len(oom), 1)
+            self.assertEqual(oom[0].rank, 5)
+            self.assertEqual(oom[0].captures.get("requested"), "2.00 GiB")
+            self.assertEqual(oom[0].line_number, 1)
+            self.assertEqual(sc.stats()["lines"], 2)
+
+    def test_pack_pages_and_entries(self):
+        with faultline.Pack.default() as pack:
+            self.assertGreaterEqual(len(pack), 150)
+            ids = {e["id"] for e in pack.entries()}
+            self.assertIn("nccl-watchdog-timeout", ids)
+            page = pack.explain("nccl-watchdog-timeout", markdown=True)
+            self.assertTrue(page.startswith("# "))
+            self.assertIn("## Fix", page)
+            with self.assertRaises(KeyError):
+                pack.explain("no-such-entry")
+
+
+class Errors(unittest.TestCase):
+    def test_status_codes_map_to_exceptions(self):
+        with tempfile.NamedTemporaryFile(suffix=".flpack") as f:
+            f.write(b"this is not a pack at all, just text" * 4)
+            f.flush()
+            with self.assertRaises(faultline.NotAPack):
+                faultline.Pack.open(f.name)
+        with self.assertRaises(faultline.IOError_):
+            faultline.Pack.open("/nonexistent/pack.flpack")
+        with self.assertRaises(faultline.NotAPack):
+            faultline.Pack.from_bytes(b"\0" * 128)
+        self.assertTrue(issubclass(faultline.OutOfMemory, MemoryError))
+
+    def test_version(self):
+        self.assertRegex(faultline.library_version(), r"^\d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
