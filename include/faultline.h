@@ -451,6 +451,8 @@ typedef struct fl_diagnosis {
   char host[128];              /* initiating host, "" unknown */
   char fingerprint[32];        /* "fp1:<16 hex>", "" for no-failure */
   char template_text[256];     /* unknown failures: what the fingerprint hashes (numbers, hex, paths normalized); else "" */
+  char source[256];            /* the source (file name) holding the root's line; "" when none */
+  uint64_t line;               /* the root's line number in it (1-based); 0 when none */
 } fl_diagnosis;
 
 /** Diagnoses like fl_diagnoser_report and fills `out`. @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM. Since: 0.1 */

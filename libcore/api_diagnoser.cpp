@@ -193,6 +193,13 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
     if (diag.verdict != Verdict::kNoFailure)
       std::snprintf(out->fingerprint, sizeof out->fingerprint, "fp1:%016llx",
                     static_cast<unsigned long long>(diag.fingerprint));
+    uint32_t src = kNoEntry;
+    if (diag.root_group >= 0) src = ev.groups[diag.root_group].source, out->line = ev.groups[diag.root_group].first_line;
+    else if (diag.root_candidate >= 0) src = ev.candidates[diag.root_candidate].source, out->line = ev.candidates[diag.root_candidate].line;
+    else if (diag.root_hint >= 0) src = ev.hints[diag.root_hint].source, out->line = ev.hints[diag.root_hint].line;
+    if (src < ev.sources.size())
+      std::snprintf(out->source, sizeof out->source, "%.*s", static_cast<int>(ev.sources[src].name.len),
+                    ev.str(ev.sources[src].name));
     if (diag.verdict == Verdict::kFailure && diag.root_group < 0)
       std::snprintf(out->template_text, sizeof out->template_text, "%.*s",
                     static_cast<int>(diag.fingerprint_template.size()),

@@ -14,6 +14,9 @@ namespace cli {
 
 namespace {
 
+// Not a library format: a GitHub Actions workflow command built from the result.
+constexpr int kFormatGithub = 100;
+
 struct Options {
   int format = FL_REPORT_TEXT;
   std::string pack_path;
@@ -38,12 +41,30 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
       o->format = FL_REPORT_JSON;
     } else if (a == "--summary") {
       o->format = FL_REPORT_SUMMARY;
+    } else if (a.rfind("--format=", 0) == 0 || (a == "--format" && i + 1 < argc)) {
+      std::string f = a == "--format" ? argv[++i] : a.substr(9);
+      if (f == "text") o->format = FL_REPORT_TEXT;
+      else if (f == "json") o->format = FL_REPORT_JSON;
+      else if (f == "summary" || f == "k8s") o->format = FL_REPORT_SUMMARY;
+      else if (f == "github") o->format = kFormatGithub;
+      else {
+        *status = usage_error(cmd, ("unknown format " + f + " (text, json, summary, k8s, github)").c_str());
+        return false;
+      }
     } else if ((a == "--pack" || (allow_output && a == "-o")) && i + 1 < argc) {
       (a == "--pack" ? o->pack_path : o->output) = argv[++i];
     } else if (a.rfind("--pack=", 0) == 0) {
       o->pack_path = a.substr(7);
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: faultline %s [--json|--summary] [--pack PACK]%s INPUT...\n", cmd, allow_output ? " -o OUT" : "");
+      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK]%s INPUT...\n"
+                  "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
+                  "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
+                  "Exit status: 0 failure found (verdict failure or inconclusive), 1 none, 2 error.\n"
+                  "Examples:\n"
+                  "  faultline %s job.log\n"
+                  "  faultline %s --json logs/ > report.json\n"
+                  "  faultline %s --format github job.log.gz   # an annotation for a CI step\n",
+                  cmd, allow_output ? " -o OUT" : "", cmd, cmd, cmd);
       *status = 0;
       return false;
     } else {
@@ -87,7 +108,7 @@ bool feed_inputs(fl_diagnoser *d, const Options &o, const char *cmd) {
   for (const std::string &f : files) {
     if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) return false;
     bool ok = read_source(
-        f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err);
+        f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err, true);
     if (!ok) {
       std::fprintf(stderr, "faultline %s: %s\n", cmd, err.empty() ? fl_diagnoser_errmsg(d) : err.c_str());
       return false;
@@ -97,9 +118,42 @@ bool feed_inputs(fl_diagnoser *d, const Options &o, const char *cmd) {
   return true;
 }
 
+// GitHub annotation: ::error file=F,line=N,title=T::message (values escaped as
+// the workflow command syntax requires).
+std::string gh_escape(const std::string &s, bool property) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else if (property && c == ':') out += "%3A";
+    else if (property && c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
 int report(fl_diagnoser *d, int format) {
   const char *text = nullptr;
   size_t len = 0;
+  if (format == kFormatGithub) {
+    fl_diagnosis r{};
+    r.struct_size = sizeof r;
+    if (fl_diagnoser_result(d, &r) != FL_OK || fl_diagnoser_report(d, FL_REPORT_SUMMARY, &text, &len) != FL_OK) {
+      std::fprintf(stderr, "faultline: %s\n", fl_diagnoser_errmsg(d));
+      return kExitError;
+    }
+    if (r.verdict == FL_VERDICT_NO_FAILURE) {
+      std::printf("::notice title=faultline::%s\n", gh_escape(text, false).c_str());
+      return kExitNoFailure;
+    }
+    std::string props;
+    if (r.source[0] && std::strcmp(r.source, "-")) props = "file=" + gh_escape(r.source, true) + ",";
+    if (r.line) props += "line=" + std::to_string(r.line) + ",";
+    std::printf("::%s %stitle=faultline::%s\n", r.verdict == FL_VERDICT_FAILURE ? "error" : "warning", props.c_str(),
+                gh_escape(text, false).c_str());
+    return kExitFailure;
+  }
   if (fl_diagnoser_report(d, format, &text, &len) != FL_OK) {
     std::fprintf(stderr, "faultline: %s\n", fl_diagnoser_errmsg(d));
     return kExitError;

@@ -1,7 +1,10 @@
 // What the faultline command reads: files, directories (every log file in
-// them, e.g. torchrun's --log-dir layout) and "-" for stdin.
+// them, e.g. torchrun's --log-dir layout) and "-" for stdin; gzip and zstd
+// compressed input is decompressed transparently (detected by magic bytes).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,11 +14,12 @@ namespace cli {
 // stable order. Returns false (with a message) when an input does not exist.
 bool expand_inputs(const std::vector<std::string> &args, std::vector<std::string> *out, std::string *err);
 
-// Reads `path` ("-" = stdin) in chunks and hands each to `sink`. Returns
-// false with errno's message on a read error.
-template <typename Sink>
-bool read_source(const std::string &path, Sink sink, std::string *err);
+// Receives decompressed bytes; returns false to stop reading.
+using Sink = std::function<bool(const char *data, size_t len)>;
+
+// Reads `path` ("-" = stdin), decompressing gzip/zstd, and hands the bytes to
+// `sink` in chunks. With `progress`, a status line on stderr shows how far a
+// large input is. Returns false with a message on a read or format error.
+bool read_source(const std::string &path, const Sink &sink, std::string *err, bool progress = false);
 
 }  // namespace cli
-
-#include "inputs_impl.h"

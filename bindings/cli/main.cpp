@@ -17,8 +17,11 @@ const char kUsage[] =
     "                      save one node's evidence as a partial report\n"
     "  merge [--json|--summary] [--pack PACK] [-o OUT] PARTIAL...\n"
     "                      diagnose a job from the partials of its nodes (-o: save the merged partial)\n"
+    "  run [--report FILE] -- COMMAND...   run a training command; diagnose it if it fails\n"
     "  explain [--markdown] ID   an entry as a readable encyclopedia page\n"
     "  list [--category C] [--type T]   the entries of the pack\n"
+    "  scan [--pack PACK] FILE|DIR|-...   every match with its line, fields and frame (for signature authors)\n"
+    "  pack-info PACK      header, versions and verification of a pack file\n"
     "  templates FILE|DIR...\n"
     "                      unknown failures of many logs grouped by fingerprint (new entry candidates)\n"
     "\n"
@@ -52,6 +55,9 @@ int main(int argc, char **argv) {
   if (!std::strcmp(argv[1], "templates")) return cli::cmd_templates(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "explain")) return cli::cmd_explain(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "list")) return cli::cmd_list(argc - 1, argv + 1);
+  if (!std::strcmp(argv[1], "scan")) return cli::cmd_scan(argc - 1, argv + 1);
+  if (!std::strcmp(argv[1], "run")) return cli::cmd_run(argc - 1, argv + 1);
+  if (!std::strcmp(argv[1], "pack-info")) return cli::cmd_pack_info(argc - 1, argv + 1);
   std::fprintf(stderr, "faultline: unknown command '%s'\n\n%s", argv[1], kUsage);
   return cli::kExitError;
 }

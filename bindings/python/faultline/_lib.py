@@ -33,7 +33,8 @@ class ScannerStats(ctypes.Structure):
 class Diagnosis(ctypes.Structure):
     _fields_ = [("struct_size", u32), ("verdict", i32), ("entry", u32), ("retry", u32), ("rank", i64),
                 ("confidence", ctypes.c_double), ("action", ctypes.c_char * 32), ("host", ctypes.c_char * 128),
-                ("fingerprint", ctypes.c_char * 32), ("template_text", ctypes.c_char * 256)]
+                ("fingerprint", ctypes.c_char * 32), ("template_text", ctypes.c_char * 256),
+                ("source", ctypes.c_char * 256), ("line", u64)]
 
 
 EVENT_FN = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, ctypes.POINTER(Event))

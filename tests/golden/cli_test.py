@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The faultline command's inputs and formats: gzip and zstd logs (whole,
+concatenated, truncated), stdin, directories, GitHub annotations, scan,
+pack-info, explain, list and exit statuses."""
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+import flrun
+
+ROOT = flrun.ROOT
+LOGS = os.path.join(ROOT, "tests", "data", "logs")
+
+
+class Inputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        with open(os.path.join(LOGS, "A052.log"), "rb") as f:
+            cls.a052 = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def path(self, name, data):
+        p = os.path.join(self.tmp, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    def test_gzip_is_the_same_as_plain(self):
+        plain = flrun.report(os.path.join(LOGS, "A052.log"))
+        gz = flrun.report(self.path("A052.log.gz", gzip.compress(self.a052)))
+        self.assertEqual(gz["root"]["id"], plain["root"]["id"])
+        self.assertEqual(gz["inputs"]["lines"], plain["inputs"]["lines"])
+        both = flrun.report(self.path("twice.gz", gzip.compress(self.a052) + gzip.compress(self.a052)))
+        self.assertEqual(both["inputs"]["lines"], 2 * plain["inputs"]["lines"])
+
+    def test_zstd_fixture(self):
+        rep = flrun.report(os.path.join(flrun.HERE, "compressed", "B043.log.zst"))
+        self.assertEqual(rep["root"]["type"], "host_oom")
+
+    def test_truncated_gzip_keeps_what_was_read(self):
+        data = gzip.compress(self.a052 * 50)
+        p = self.path("cut.gz", data[: len(data) * 2 // 3])
+        r = flrun.run(["diagnose", "--json", p])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn(b"truncated gzip", r.stderr)
+        self.assertIn(b"cuda-out-of-memory", r.stdout)
+
+    def test_stdin_and_missing_file(self):
+        r = flrun.run(["diagnose", "--summary", "-"], stdin=self.a052)
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith(b"failure: cuda-out-of-memory"))
+        self.assertLessEqual(len(r.stdout), 1024)
+        r = flrun.run(["diagnose", os.path.join(self.tmp, "nope.log")])
+        self.assertEqual(r.returncode, 2)
+        r = flrun.run(["diagnose", "-"], stdin=b"step 1 loss 2.0\n")
+        self.assertEqual(r.returncode, 1)
+
+
+class Run(unittest.TestCase):
+    def test_passes_output_through_and_keeps_the_status(self):
+        log = os.path.join(LOGS, "A052.log")
+        with tempfile.TemporaryDirectory() as d:
+            report = os.path.join(d, "r.json")
+            cmd = f"printf 'step 1\\nstep 2\\n'; cat '{log}' >&2; exit 3"
+            r = flrun.run(["run", "--report", report, "--", "sh", "-c", cmd])
+            self.assertEqual(r.returncode, 3)
+            self.assertEqual(r.stdout, b"step 1\nstep 2\n")  # unchanged
+            with open(log, "rb") as f:
+                self.assertTrue(r.stderr.startswith(f.read()))  # the command's stderr first, unchanged
+            self.assertIn(b"faultline: the command exited with status 3", r.stderr)
+            with open(report) as f:
+                self.assertEqual(json.load(f)["root"]["type"], "cuda_oom")
+            ok = flrun.run(["run", "--", "sh", "-c", "echo fine"])
+            self.assertEqual((ok.returncode, ok.stdout, ok.stderr), (0, b"fine\n", b""))
+            self.assertEqual(flrun.run(["run", "--", "/nonexistent/cmd"]).returncode, 127)
+
+    def test_forwards_sigterm(self):
+        p = subprocess.Popen([flrun.BIN, "run", "--quiet", "--", "sh", "-c", "trap 'exit 42' TERM; echo up; while :; do sleep 0.05; done"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.stdout.readline(), b"up\n")
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=20)
+        self.assertEqual(p.returncode, 42)
+
+
+class Formats(unittest.TestCase):
+    def test_github_annotation(self):
+        job = os.path.join(flrun.HERE, "multirank", "oom-rank5")
+        r = flrun.run(["diagnose", "--format", "github", job])
+        self.assertEqual(r.returncode, 0)
+        line = r.stdout.decode().strip()
+        self.assertTrue(line.startswith("::error file="), line)
+        self.assertIn("node-b.log,line=", line)
+        self.assertIn("::failure: cuda-out-of-memory", line)
+        r = flrun.run(["diagnose", "--format", "github", "-"], stdin=b"fine\n")
+        self.assertTrue(r.stdout.startswith(b"::notice"))
+        self.assertEqual(flrun.run(["diagnose", "--format", "yaml", "-"], stdin=b"x\n").returncode, 2)
+
+    def test_scan_pack_info_explain_list(self):
+        r = flrun.run(["scan", os.path.join(LOGS, "A009.log")])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn(b"torchrun-port-in-use/", r.stdout)
+        self.assertIn(b"port=44796", r.stdout)
+        pack = os.path.join(os.path.dirname(flrun.BIN), "default.flpack")
+        if os.path.exists(pack):
+            r = flrun.run(["pack-info", pack])
+            self.assertEqual(r.returncode, 0)
+            self.assertIn(b"verified        yes", r.stdout)
+        junk = os.path.join(tempfile.gettempdir(), "fl_not_a_pack")
+        with open(junk, "wb") as f:
+            f.write(b"junk" * 100)
+        self.assertEqual(flrun.run(["pack-info", junk]).returncode, 2)
+        r = flrun.run(["explain", "cuda-out-of-memory"])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn(b"Fix\n---", r.stdout)
+        self.assertEqual(flrun.run(["explain", "no-such-entry"]).returncode, 2)
+        r = flrun.run(["list", "--type", "gpu_hardware"])
+        self.assertEqual(r.returncode, 0)
+        self.assertGreaterEqual(len(r.stdout.splitlines()), 2)
+
+    def test_every_command_has_help(self):
+        for cmd in ("diagnose", "partial", "merge", "run", "explain", "list", "scan", "pack-info", "templates"):
+            with self.subTest(cmd=cmd):
+                r = flrun.run([cmd, "--help"])
+                self.assertEqual(r.returncode, 0)
+                self.assertIn(b"usage: faultline " + cmd.encode(), r.stdout)
+        r = flrun.run(["--version"])
+        self.assertIn(b"default pack", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
