@@ -63,7 +63,9 @@ int cmd_list(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--category") && i + 1 < argc) category = argv[++i];
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) type = argv[++i];
     else {
-      std::printf("usage: faultline list [--category C] [--type T]\n");
+      std::printf("usage: faultline list [--category C] [--type T]\n"
+                  "Lists the entries of the pack (FAULTLINE_PACK, else the embedded one): id, type, category, title.\n"
+                  "Examples:\n  faultline list --category hardware\n  faultline list --type nccl_timeout\n");
       return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? kExitError : 0;
     }
   }

@@ -88,7 +88,8 @@ int cmd_scan(int argc, char **argv) {
 
 int cmd_pack_info(int argc, char **argv) {
   if (argc != 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf("usage: faultline pack-info PACK\nPrints the header and versions of a pack file, and whether it verifies.\n");
+    std::printf("usage: faultline pack-info PACK\nPrints the header and versions of a pack file, and whether it verifies.\n"
+                "Example: faultline pack-info build/default.flpack\n");
     return argc == 2 ? 0 : kExitError;
   }
   std::ifstream f(argv[1], std::ios::binary);

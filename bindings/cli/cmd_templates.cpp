@@ -19,7 +19,8 @@ int cmd_templates(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf("usage: faultline templates FILE|DIR...\n"
                   "Diagnoses each log on its own and lists the failures no entry explains, grouped by\n"
-                  "fingerprint (count, fingerprint, template, example logs).\n");
+                  "fingerprint (count, fingerprint, template, example logs).\n"
+                  "Example: faultline templates /shared/failed-jobs/\n");
       return 0;
     }
     args.push_back(argv[i]);

@@ -65,6 +65,39 @@ class Inputs(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
 
 
+class Progress(unittest.TestCase):
+    def test_progress_on_a_terminal_only(self):
+        import pty
+        with tempfile.TemporaryDirectory() as d:
+            big = os.path.join(d, "big.log")
+            with open(os.path.join(LOGS, "A052.log"), "rb") as f:
+                chunk = f.read()
+            with open(big, "wb") as f:
+                for _ in range((80 << 20) // len(chunk) + 1):  # > 64 MB: progress is shown
+                    f.write(chunk)
+            master, slave = pty.openpty()
+            p = subprocess.Popen([flrun.BIN, "diagnose", "--summary", big], stdout=subprocess.PIPE, stderr=slave)
+            os.close(slave)
+            seen = b""
+            while True:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                seen += data
+            out, _ = p.communicate(timeout=300)
+            os.close(master)
+            self.assertEqual(p.returncode, 0)
+            self.assertTrue(out.startswith(b"failure: cuda-out-of-memory"))
+            self.assertIn(b"faultline: " + big.encode(), seen)
+            self.assertIn(b" MB (", seen)
+            # Not on a pipe: stderr stays clean.
+            r = flrun.run(["diagnose", "--summary", big])
+            self.assertEqual(r.stderr, b"")
+
+
 class Run(unittest.TestCase):
     def test_passes_output_through_and_keeps_the_status(self):
         log = os.path.join(LOGS, "A052.log")
