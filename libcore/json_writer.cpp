@@ -78,33 +78,24 @@ void JsonWriter::before_value() {
   first_ = false;
 }
 
-void JsonWriter::begin_object() {
+void JsonWriter::open(char bracket) {
   before_value();
-  out_->addc('{');
+  out_->addc(bracket);
   depth_++;
   first_ = true;
 }
 
-void JsonWriter::end_object() {
+void JsonWriter::close(char bracket) {
   depth_--;
   if (!first_) newline();
-  out_->addc('}');
+  out_->addc(bracket);
   first_ = false;
 }
 
-void JsonWriter::begin_array() {
-  before_value();
-  out_->addc('[');
-  depth_++;
-  first_ = true;
-}
-
-void JsonWriter::end_array() {
-  depth_--;
-  if (!first_) newline();
-  out_->addc(']');
-  first_ = false;
-}
+void JsonWriter::begin_object() { open('{'); }
+void JsonWriter::end_object() { close('}'); }
+void JsonWriter::begin_array() { open('['); }
+void JsonWriter::end_array() { close(']'); }
 
 void JsonWriter::key(const char *k) {
   before_value();

@@ -34,6 +34,8 @@ class JsonWriter {
  private:
   void before_value();
   void newline();
+  void open(char bracket);
+  void close(char bracket);
   Text *out_;
   int depth_ = 0;
   bool first_ = true;      // no value yet at this depth

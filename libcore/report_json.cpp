@@ -203,39 +203,37 @@ void action_object(JsonWriter &w, const ReportInput &in) {
   w.end_object();
 }
 
+// A list of {run, <second>} commands with placeholders filled; fix commands
+// (explain) and verifications (expect) share the shape.
+template <typename List>
+void command_list(JsonWriter &w, const ReportInput &in, const char *key, const List *list, const char *second) {
+  Text run(in.d.alloc);
+  w.key(key);
+  w.begin_array();
+  if (list)
+    for (const auto *c : *list) {
+      w.begin_object();
+      run.clear();
+      fill_placeholders(in, c->run() ? c->run()->c_str() : "", &run);
+      w.kv("run", run.data() ? run.data() : "", run.size());
+      const flatbuffers::String *text = nullptr;
+      if constexpr (requires { c->explain(); }) text = c->explain();
+      else text = c->expect();
+      w.kv(second, text ? text->c_str() : "");
+      w.end_object();
+    }
+  w.end_array();
+}
+
 void knowledge(JsonWriter &w, const ReportInput &in) {
   const fb::Entry *e = nullptr;
-  if (in.d.verdict == Verdict::kFailure && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
-  if (in.d.verdict == Verdict::kInconclusive && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
-  Text tmp(in.d.alloc);
+  if (in.d.verdict != Verdict::kNoFailure && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
   w.key("fix");
   w.begin_object();
   string_list(w, "steps", e ? e->fix_steps() : nullptr);
-  w.key("commands");
-  w.begin_array();
-  if (e && e->fix_commands())
-    for (const auto *c : *e->fix_commands()) {
-      w.begin_object();
-      tmp.clear();
-      fill_placeholders(in, c->run() ? c->run()->c_str() : "", &tmp);
-      w.kv("run", tmp.data() ? tmp.data() : "", tmp.size());
-      w.kv("explain", c->explain() ? c->explain()->c_str() : "");
-      w.end_object();
-    }
-  w.end_array();
+  command_list(w, in, "commands", e ? e->fix_commands() : nullptr, "explain");
   w.end_object();
-  w.key("verify");
-  w.begin_array();
-  if (e && e->verify())
-    for (const auto *v : *e->verify()) {
-      w.begin_object();
-      tmp.clear();
-      fill_placeholders(in, v->run() ? v->run()->c_str() : "", &tmp);
-      w.kv("run", tmp.data() ? tmp.data() : "", tmp.size());
-      w.kv("expect", v->expect() ? v->expect()->c_str() : "");
-      w.end_object();
-    }
-  w.end_array();
+  command_list(w, in, "verify", e ? e->verify() : nullptr, "expect");
   w.key("references");
   w.begin_array();
   if (e && e->references())

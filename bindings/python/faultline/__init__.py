@@ -53,8 +53,32 @@ def library_version() -> str:
     return _L.fl_version_string().decode()
 
 
-class Pack:
+class _Handle:
+    """A library object: closed by close(), a with block, or garbage collection."""
+    _free = None  # name of the fl_*_free function
+    _h = ctypes.c_void_p()
+
+    def close(self) -> None:
+        if self._h:
+            getattr(_L, self._free)(self._h)
+            self._h = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Pack(_Handle):
     """An immutable, verified knowledge pack; may be shared by threads."""
+    _free = "fl_pack_free"
 
     def __init__(self, handle: int, keepalive=None):
         self._h = ctypes.c_void_p(handle)
@@ -103,22 +127,6 @@ class Pack:
         _L.fl_pack_entry_page(self._h, index, 1 if markdown else 0, buf, n + 1)
         return buf.raw[:n].decode("utf-8", "replace")
 
-    def close(self) -> None:
-        if self._h:
-            _L.fl_pack_free(self._h)
-            self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 @dataclass
@@ -146,8 +154,9 @@ def _num(v: int) -> Optional[int]:
     return None if v < 0 else v
 
 
-class Scanner:
+class Scanner(_Handle):
     """Streaming matcher over one log: feed(bytes) returns the events of the completed lines."""
+    _free = "fl_scanner_free"
 
     def __init__(self, pack: Optional[Pack] = None):
         self._pack = pack or Pack.default()
@@ -187,26 +196,11 @@ class Scanner:
         _check(_L.fl_scanner_get_stats(self._h, ctypes.byref(s)))
         return {"bytes": s.bytes, "lines": s.lines, "truncated_lines": s.truncated_lines, "events": s.events}
 
-    def close(self) -> None:
-        if self._h:
-            _L.fl_scanner_free(self._h)
-            self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
-class Diagnoser:
+class Diagnoser(_Handle):
     """Evidence of one job, from any number of sources; report() diagnoses it."""
+    _free = "fl_diagnoser_free"
 
     def __init__(self, pack: Optional[Pack] = None):
         self._pack = pack or Pack.default()
@@ -262,22 +256,6 @@ class Diagnoser:
     def summary(self) -> str:
         return self._render(3)
 
-    def close(self) -> None:
-        if self._h:
-            _L.fl_diagnoser_free(self._h)
-            self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 Source = Union[str, bytes, bytearray, os.PathLike]
