@@ -114,7 +114,10 @@ void scan_c_api(benchmark::State &st, const std::string &text) {
   }
   fl_pack *pack = nullptr;
   fl_scanner *scanner = nullptr;
-  if (fl_pack_open_default(nullptr, &pack, nullptr, 0) != FL_OK || fl_scanner_create(pack, nullptr, &scanner) != FL_OK) {
+  const char *pack_path = std::getenv("FAULTLINE_PACK");
+  fl_status opened = pack_path && *pack_path ? fl_pack_open_file(pack_path, nullptr, &pack, nullptr, 0)
+                                             : fl_pack_open_default(nullptr, &pack, nullptr, 0);
+  if (opened != FL_OK || fl_scanner_create(pack, nullptr, &scanner) != FL_OK) {
     st.SkipWithError("cannot open the default pack");
     return;
   }
@@ -131,6 +134,8 @@ void scan_c_api(benchmark::State &st, const std::string &text) {
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
   st.counters["lines/s"] = benchmark::Counter(static_cast<double>(stats.lines), benchmark::Counter::kIsRate);
   st.counters["events/iter"] = static_cast<double>(events) / static_cast<double>(st.iterations());
+  st.counters["candidates/iter"] = static_cast<double>(stats.candidate_lines) / static_cast<double>(st.iterations());
+  st.counters["lines/iter"] = static_cast<double>(stats.lines) / static_cast<double>(st.iterations());
   fl_scanner_free(scanner);
   fl_pack_free(pack);
 }

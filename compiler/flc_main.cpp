@@ -11,6 +11,7 @@
 #include "../libcore/pack_reader.h"
 #include "coverage.h"
 #include "lint.h"
+#include "literals.h"
 #include "pack_dump.h"
 #include "pack_writer.h"
 #include "signature_reader.h"
@@ -36,6 +37,7 @@ const char kUsage[] =
     "  dump PACK             print a pack in full, readable and diffable\n"
     "  coverage DIR --eval LABELED... -o OUT\n"
     "                        failure types x entries x the labeled real logs each entry explains (Markdown)\n"
+    "  literals DIR          the literal every pattern is keyed on, its window and how common it is\n"
     "  version               print flc's version and pack format\n"
     "\n"
     "options:\n"
@@ -43,6 +45,7 @@ const char kUsage[] =
     "  --state-budget N      split a DFA with more than N states (default 20000)\n"
     "  --jobs N              Ragel runs in parallel (default 2)\n"
     "  --emit-ragel DIR      also write each DFA's Ragel source to DIR (compile)\n"
+    "  --stride N            literal filter stride 1-8 (compile, literals; default: the cheapest by flc's estimate)\n"
     "  --eval DIR            a folder of logs with labels.jsonl (coverage; repeatable)\n"
     "\n"
     "examples:\n"
@@ -55,6 +58,7 @@ const char kUsage[] =
 struct Args {
   std::string command, input, output, emit_ragel;
   bool strict = false;
+  uint32_t stride = 0;
   BuildOptions build;
   std::vector<std::string> evals;
   std::string command_line;
@@ -89,6 +93,7 @@ Args parse_args(int argc, char **argv) {
     else if (s == "--jobs") a.build.jobs = number("--jobs");
     else if (s == "--emit-ragel") a.build.emit_ragel_dir = value("--emit-ragel");
     else if (s == "--strict") a.strict = true;
+    else if (s == "--stride") a.stride = a.build.literal_stride = std::min<uint32_t>(number("--stride"), 8);
     else if (s == "--eval") a.evals.push_back(value("--eval"));
     else if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
@@ -295,6 +300,42 @@ int cmd_stats(Args &a) {
   return 0;
 }
 
+// The literal filter's plan: what each pattern is keyed on and what it costs.
+int cmd_literals(Args &a) {
+  Diagnostics diags;
+  auto lib = load_or_exit(a, &diags);
+  std::vector<const regex::Regex *> regexes;
+  std::vector<std::string> names;
+  for (const auto &s : lib.sigs)
+    for (const auto &p : s.patterns) {
+      regexes.push_back(&p.parsed);
+      names.push_back(s.id + "/" + p.name);
+    }
+  LiteralPlan plan = plan_literals(regexes, a.stride);
+  size_t shorts = 0;
+  for (const auto &k : plan.keys) shorts += k.is_short;
+  std::printf("stride %u, %zu keys (%zu short), %s; estimated work per 10 MB of healthy log: probes %.0f, keys %.0f\n", plan.stride,
+              plan.keys.size(), shorts, plan.complete ? "complete" : "incomplete (some pattern has no literal: the filter is off)",
+              plan.probe_cost, plan.key_cost);
+  std::printf("\n%-60s %10s  %s\n", "pattern", "per 10 MB", "keys ([window] of long keys, <fingerprint> of short ones)");
+  for (size_t i = 0; i < regexes.size(); i++) {
+    std::string keys;
+    double freq = 0;
+    for (uint32_t k : plan.pattern_keys[i]) {
+      const LiteralKey &key = plan.keys[k];
+      const std::string &b = key.literal.bytes;
+      const size_t w = key.anchor, n = key.is_short ? 4 : plan.stride + 3;
+      const char *open = key.is_short ? "<" : "[", *close = key.is_short ? ">" : "]";
+      keys += (keys.empty() ? "" : " | ") + std::string(key.literal.caseless ? "(?i)" : "") + "'" + b.substr(0, w) + open +
+              b.substr(w, n) + close + b.substr(w + n) + "'";
+      freq += literal_frequency(key.literal);
+    }
+    if (plan.pattern_keys[i].empty()) keys = "(none: no literal of 4+ bytes)";
+    std::printf("%-60s %10.0f  %s\n", names[i].c_str(), freq, keys.c_str());
+  }
+  return 0;
+}
+
 int cmd_dump(Args &a) {
   if (a.input.empty()) usage_error("dump needs a pack");
   size_t size = 0;
@@ -314,6 +355,7 @@ int main(int argc, char **argv) {
   if (a.command == "coverage") return cmd_coverage(a);
   if (a.command == "stats") return cmd_stats(a);
   if (a.command == "dump") return cmd_dump(a);
+  if (a.command == "literals") return cmd_literals(a);
   if (a.command == "version") {
     std::printf("%s (pack format %u.%u)\n", kCompilerVersion, kPackFormatMajor, kPackFormatMinor);
     return 0;

@@ -3,12 +3,23 @@
 #include <algorithm>
 #include <set>
 
+#include "literals.h"
 #include "pieces.h"
 #include "signature_tests.h"
 
 namespace faultline {
 
+// A key seen more often than this in healthy logs (about once per 5 KB, one
+// line in 40)
+// makes its lines candidates often enough to show in throughput.
+constexpr double kCommonKeyPer10Mb = 2000;
+
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
+  std::vector<const regex::Regex *> regexes;
+  for (const auto &s : sigs)
+    for (const auto &p : s.patterns) regexes.push_back(&p.parsed);
+  const LiteralPlan plan = plan_literals(regexes);
+  size_t pattern_index = 0;
   auto warn = [&](const Signature &s, SourcePos p, const std::string &msg) {
     diags->warning(Diagnostic{Diagnostic::kWarning, s.file, p.line, p.col, s.id, msg, ""});
   };
@@ -23,10 +34,18 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
       error(s, s.id_pos, "needs at least 2 must-not-match near misses (has " + std::to_string(s.must_not_match.size()) + ")");
     for (const auto &p : s.patterns) {
       if (p.pieces.weak) warn(s, p.pos, "pattern '" + p.name + "' has no literal of 3+ bytes: most lines will reach its program");
-      std::vector<uint32_t> grams;
-      bool any = false;
-      for (const auto &piece : p.pieces.pieces) any = piece_grams(piece, &grams) || any;
-      if (!any) warn(s, p.pos, "pattern '" + p.name + "' has no 3-byte literal the prefilter can use: it turns the prefilter off for the whole pack");
+      const std::vector<uint32_t> &keys = plan.pattern_keys[pattern_index++];
+      if (keys.empty()) {
+        warn(s, p.pos, "pattern '" + p.name + "' has no literal of 4+ bytes every match contains: it turns the literal filter off for the whole pack");
+        continue;
+      }
+      // A key common in healthy logs sends those lines through the DFAs.
+      for (uint32_t k : keys) {
+        const double per_10mb = literal_frequency(plan.keys[k].literal);
+        if (per_10mb >= kCommonKeyPer10Mb)
+          warn(s, p.pos, "pattern '" + p.name + "' is keyed on '" + plan.keys[k].literal.bytes + "', which occurs about " +
+                             std::to_string(static_cast<long>(per_10mb / 10)) + " times per MB of healthy training logs: give it a rarer literal (flc literals shows the choice)");
+      }
     }
     for (const auto &r : s.references)
       if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);

@@ -105,9 +105,10 @@ void dump_pack(const PackView &pack, std::FILE *out) {
   std::fprintf(out, "  entries: %u\n  patterns: %u\n  pieces: %u\n  dfas: %u\n  max_program_insns: %u\n  max_slot_count: %u\n",
                pack.entry_count(), pack.pattern_count(), r->pieces()->size(), pack.dfa_count(), r->max_program_insns(),
                r->max_slot_count());
-  if (const fb::Prefilter *pf = r->prefilter())
-    std::fprintf(out, "  prefilter: %u 3-grams, %s, set xxh64 %016llx\n", pf->gram_count(), pf->complete() ? "complete" : "incomplete (off)",
-                 static_cast<unsigned long long>(xxh64(pf->grams()->data(), pf->grams()->size())));
+  if (const fb::LiteralFilter *lf = r->literal_filter())
+    std::fprintf(out, "  literal filter: stride %u, %u long keys, %u short keys, %s, bits xxh64 %016llx\n", lf->stride(),
+                 lf->long_keys() ? lf->long_keys()->size() : 0, lf->short_keys() ? lf->short_keys()->size() : 0,
+                 lf->complete() ? "complete" : "incomplete (off)", static_cast<unsigned long long>(xxh64(lf->bits()->data(), lf->bits()->size())));
   std::fprintf(out, "\n");
   for (uint32_t i = 0; i < pack.entry_count(); i++) {
     const fb::Entry *e = pack.entry(i);
@@ -186,8 +187,10 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
                pack.header.format_major, pack.header.format_minor, static_cast<unsigned long long>(pack.header.total_bytes));
   std::fprintf(out, "%u entries, %u framing formats, %u patterns, %u pieces, %u DFAs\n", pack.entry_count(),
                r->framing() ? r->framing()->size() : 0, pack.pattern_count(), r->pieces()->size(), pack.dfa_count());
-  if (const fb::Prefilter *pf = r->prefilter())
-    std::fprintf(out, "prefilter: %u 3-grams, %s\n", pf->gram_count(), pf->complete() ? "complete (lines without one skip the DFAs)" : "incomplete: off");
+  if (const fb::LiteralFilter *lf = r->literal_filter())
+    std::fprintf(out, "literal filter: stride %u, %u long + %u short keys, %s; short-key kernel on this CPU: %s\n", lf->stride(),
+                 lf->long_keys() ? lf->long_keys()->size() : 0, lf->short_keys() ? lf->short_keys()->size() : 0,
+                 lf->complete() ? "complete (lines without a key skip the DFAs)" : "incomplete: off", literal_short_kernel());
   std::fprintf(out, "\n");
   std::fprintf(out, "%-5s %8s %8s %8s %8s %12s\n", "dfa", "pieces", "states", "classes", "width", "table bytes");
   size_t total_states = 0, total_bytes = 0;

@@ -5,14 +5,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <future>
 #include <cstring>
 #include <map>
 
 #include "../libcore/hash.h"
-#include "../libcore/prefilter.h"
+#include "../libcore/literal_filter.h"
 #include "../libcore/pack_header.h"
 #include "pack_generated.h"
+#include "literals.h"
 #include "taxonomy.h"
 #include "version.h"
 
@@ -76,6 +78,77 @@ void build_partition(const std::vector<DfaPiece> &pieces, const BuildOptions &op
   out->push_back(std::move(d));
 }
 
+// Builds every bin's DFAs, bins in parallel when jobs allow, in bin order.
+std::vector<BuiltDfa> build_bins(const std::vector<std::vector<DfaPiece>> &bins, const BuildOptions &opt) {
+  std::vector<std::vector<BuiltDfa>> built(bins.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < bins.size();)
+      if (!bins[i].empty()) build_partition(bins[i], opt, &built[i]);
+  };
+  BuildOptions serial = opt;
+  serial.jobs = 1;
+  std::vector<std::future<void>> helpers;
+  for (unsigned j = 1; j < opt.jobs; j++) helpers.push_back(std::async(std::launch::async, worker));
+  worker();
+  for (auto &h : helpers) h.get();
+  std::vector<BuiltDfa> out;
+  for (auto &b : built)
+    for (auto &d : b) out.push_back(std::move(d));
+  return out;
+}
+
+// With a complete literal filter a line runs only the DFAs of the keys it
+// holds, so DFAs are cut along keys: patterns that share a key stay together,
+// groups are packed into small bins (small tables stay in cache), a group
+// with a common key gets a bin of its own, and framing patterns get theirs
+// (run only once an entry pattern is a candidate). Without the filter: one
+// bin, split by the state budget.
+std::vector<std::vector<DfaPiece>> dfa_bins(const std::vector<DfaPiece> &pieces, const std::vector<uint32_t> &piece_pattern,
+                                            uint32_t entry_patterns, const LiteralPlan &plan) {
+  if (!plan.complete) return {pieces};
+  constexpr size_t kBinPieces = 12;
+  constexpr double kCommonGroup = 200;  // per 10 MB of healthy log
+  std::vector<uint32_t> parent(entry_patterns);
+  for (uint32_t i = 0; i < entry_patterns; i++) parent[i] = i;
+  auto find = [&](uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::map<uint32_t, uint32_t> key_owner;
+  for (uint32_t p = 0; p < entry_patterns; p++)
+    for (uint32_t k : plan.pattern_keys[p]) {
+      auto [it, fresh] = key_owner.emplace(k, p);
+      if (!fresh) parent[find(p)] = find(it->second);
+    }
+  std::map<uint32_t, std::vector<DfaPiece>> groups;  // by root pattern: deterministic order
+  std::map<uint32_t, double> group_freq;
+  std::vector<DfaPiece> framing;
+  for (size_t i = 0; i < pieces.size(); i++) {
+    const uint32_t p = piece_pattern[i];
+    if (p >= entry_patterns) {
+      framing.push_back(pieces[i]);
+      continue;
+    }
+    groups[find(p)].push_back(pieces[i]);
+  }
+  for (uint32_t p = 0; p < entry_patterns; p++)
+    for (uint32_t k : plan.pattern_keys[p]) group_freq[find(p)] += literal_frequency(plan.keys[k].literal);
+  std::vector<std::vector<DfaPiece>> bins;
+  std::vector<DfaPiece> bin;
+  for (auto &[root, group] : groups) {
+    if (group_freq[root] >= kCommonGroup) {
+      bins.push_back(group);
+      continue;
+    }
+    bin.insert(bin.end(), group.begin(), group.end());
+    if (bin.size() >= kBinPieces) bins.push_back(std::move(bin)), bin.clear();
+  }
+  if (!bin.empty()) bins.push_back(std::move(bin));
+  if (!framing.empty()) bins.push_back(std::move(framing));
+  return bins;
+}
+
 }  // namespace
 
 BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt, const std::vector<Framing> &framings) {
@@ -106,8 +179,42 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   for (const auto &f : framings)
     for (const auto &p : f.patterns) add_pieces("framing/" + f.id, p);
 
+  // The literal filter's keys for every entry pattern (framing patterns are
+  // only looked at on lines where an entry pattern is a candidate).
+  const uint32_t entry_patterns = pattern_no - [&] {
+    uint32_t n = 0;
+    for (const auto &f : framings) n += static_cast<uint32_t>(f.patterns.size());
+    return n;
+  }();
+  std::vector<const regex::Regex *> regexes;
+  for (const auto &s : sigs)
+    for (const auto &p : s.patterns) regexes.push_back(&p.parsed);
+  const LiteralPlan plan = plan_literals(regexes, opt.literal_stride);
+  const LiteralTables lt = build_literal_tables(plan);
+
+  std::vector<uint32_t> piece_pattern;
+  for (const auto &r : piece_refs) piece_pattern.push_back(r.pattern);
   std::vector<BuiltDfa> dfas;
-  if (!dfa_pieces.empty()) build_partition(dfa_pieces, opt, &dfas);
+  if (!dfa_pieces.empty()) dfas = build_bins(dfa_bins(dfa_pieces, piece_pattern, entry_patterns, plan), opt);
+  // Which DFAs hold each pattern's pieces; keys run the DFAs of their patterns.
+  std::vector<std::vector<uint32_t>> pattern_dfas(pattern_no);
+  std::vector<uint32_t> framing_dfas;
+  for (uint32_t d = 0; d < dfas.size(); d++)
+    for (const auto &piece : dfas[d].pieces) {
+      const uint32_t p = piece_refs[piece.id].pattern;
+      auto &v = pattern_dfas[p];
+      if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
+      if (p >= entry_patterns && std::find(framing_dfas.begin(), framing_dfas.end(), d) == framing_dfas.end()) framing_dfas.push_back(d);
+    }
+  auto key_dfas = [&](uint32_t key) {
+    std::vector<uint32_t> out;
+    for (uint32_t p = 0; p < entry_patterns; p++)
+      if (std::find(plan.pattern_keys[p].begin(), plan.pattern_keys[p].end(), key) != plan.pattern_keys[p].end())
+        for (uint32_t d : pattern_dfas[p])
+          if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
   if (!opt.emit_ragel_dir.empty()) {
     std::filesystem::create_directories(opt.emit_ragel_dir);
     for (size_t i = 0; i < dfas.size(); i++) {
@@ -252,36 +359,33 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
     result.dfas.push_back(d.stats);
   }
 
-  // The prefilter: the 3-grams of one piece per entry pattern (a line that
-  // matches a pattern contains all its pieces, so one piece suffices: the
-  // one whose weakest gram is rarest). Framing pieces are
-  // only looked at on lines where an entry matched: they need none.
-  std::vector<uint8_t> grams(kPrefilterBytes, 0);
-  uint32_t gram_count = 0;
-  bool complete = true;
-  for (const auto &s : sigs)
-    for (const auto &p : s.patterns)
-      {
-        std::vector<uint32_t> best;
-        int best_score = -1;
-        for (const auto &piece : p.pieces.pieces) {
-          std::vector<uint32_t> piece_set;
-          int score = 0;
-          if (piece_grams(piece, &piece_set, &score) && score > best_score) {
-            best = piece_set;
-            best_score = score;
-          }
-        }
-        if (best.empty()) complete = false;
-        for (uint32_t gram : best) {
-          uint32_t slot = prefilter_slot(gram);
-          grams[slot >> 3] |= static_cast<uint8_t>(1u << (slot & 7));
-          gram_count++;
-        }
-      }
-  auto grams_v = b.CreateVector(grams);
-  auto prefilter = fb::CreatePrefilter(b, grams_v, gram_count, complete);
-  result.prefilter_complete = complete;
+  // The literal filter: keys for every entry pattern (framing patterns are
+  // only looked at on lines where an entry pattern is a candidate).
+  auto key_vector = [&](const std::vector<uint32_t> &ids) {
+    std::vector<flatbuffers::Offset<fb::LiteralKey>> keys;
+    for (uint32_t k : ids) {
+      const LiteralKey &key = plan.keys[k];
+      auto text = b.CreateVector(reinterpret_cast<const uint8_t *>(key.literal.bytes.data()), key.literal.bytes.size());
+      auto dfas_v = b.CreateVector(key_dfas(k));
+      keys.push_back(fb::CreateLiteralKey(b, text, key.literal.caseless, key.anchor, dfas_v));
+    }
+    return b.CreateVector(keys);
+  };
+  auto long_keys = key_vector(lt.long_keys);
+  auto short_keys = key_vector(lt.short_keys);
+  std::vector<fb::LiteralRef> refs;
+  for (const auto &[key, offset] : lt.refs) refs.emplace_back(key, offset);
+  auto bits_v = b.CreateVector(lt.bits);
+  auto slot_grams_v = b.CreateVector(lt.slot_grams);
+  auto slot_first_v = b.CreateVector(lt.slot_first);
+  auto slot_count_v = b.CreateVector(lt.slot_count);
+  auto refs_v = b.CreateVectorOfStructs(refs);
+  auto bucket_first_v = b.CreateVector(lt.bucket_first);
+  auto masks_v = b.CreateVector(lt.masks);
+  auto framing_dfas_v = b.CreateVector(framing_dfas);
+  auto literal_filter = fb::CreateLiteralFilter(b, plan.complete, plan.stride, long_keys, bits_v, slot_grams_v, slot_first_v,
+                                                slot_count_v, refs_v, short_keys, bucket_first_v, masks_v, framing_dfas_v);
+  result.literal_filter_complete = plan.complete;
 
   auto pack_version = str(opt.pack_version);
   auto compiler_version = str(kCompilerVersion);
@@ -291,7 +395,7 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   auto dfas_v = b.CreateVector(dfa_offsets);
   auto framing_v = b.CreateVector(framing_offsets);
   auto root = fb::CreatePack(b, pack_version, compiler_version, entries_v, patterns_v, pieces_v, dfas_v, framing_v, max_insns,
-                             max_slots, prefilter);
+                             max_slots, literal_filter);
   fb::FinishPackBuffer(b, root);
 
   result.bytes = frame_pack(b.GetBufferPointer(), b.GetSize());

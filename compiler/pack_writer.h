@@ -21,6 +21,7 @@ struct BuildOptions {
   RagelLimits ragel_limits;        // a run beyond them counts as over budget
   std::string pack_version = "0.1.0";
   std::string emit_ragel_dir;      // when set, each DFA's .rl is written there
+  uint32_t literal_stride = 0;     // literal filter stride; 0: flc's cost model picks it
 };
 
 struct DfaStats {
@@ -32,7 +33,7 @@ struct BuildResult {
   std::vector<uint8_t> bytes;  // the whole pack, header included
   std::vector<DfaStats> dfas;
   double seconds = 0;
-  bool prefilter_complete = false;  // false: some piece has no 3-byte literal, every line runs the DFAs
+  bool literal_filter_complete = false;  // false: some entry pattern has no literal of 4+ bytes, every line runs the DFAs
 };
 
 // Throws RagelError (or std::runtime_error) when a DFA cannot be built.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "../libcore/prefilter.h"
 
 namespace faultline {
 namespace {
@@ -168,107 +167,6 @@ PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
   }
   out.exact = !approximated && out.pieces.size() == 1;
   return out;
-}
-
-namespace {
-
-// How common a byte is in log text, roughly: spaces, digits, frequent
-// letters and punctuation make poor filters.
-int commonness(uint8_t c) {
-  if (c == ' ' || (c >= '0' && c <= '9')) return 4;
-  if (std::strchr("etaoinsrlcd", c)) return 2;
-  if (std::strchr(":=[]/.,_-()'\"", c)) return 3;
-  return 1;
-}
-
-// Selectivity of a 3-gram (higher is rarer): the common 3-grams of real
-// training logs score by their rank; others by a byte-frequency guess, above
-// every listed one.
-int gram_score(const uint8_t *g) {
-  static const char *const kCommon[] = {
-#include "common_trigrams.inc"
-  };
-  constexpr int kListed = static_cast<int>(sizeof kCommon / sizeof kCommon[0]);
-  for (int i = 0; i < kListed; i++)
-    if (std::memcmp(kCommon[i], g, 3) == 0) return i;
-  return kListed + 100 - commonness(g[0]) - commonness(g[1]) - commonness(g[2]);
-}
-
-// The byte a node matches, case folded, or -1 if it is not one literal.
-int literal_byte(const Node &n) {
-  if (n.kind != NodeKind::kBytes || n.bytes.count() > 2) return -1;
-  int lower = -1;
-  for (int c = 0; c < 256; c++) {
-    if (!n.bytes.test(static_cast<size_t>(c))) continue;
-    int l = ascii_lower(static_cast<uint8_t>(c));
-    if (lower >= 0 && l != lower) return -1;
-    lower = l;
-  }
-  return lower;
-}
-
-bool sequence_grams(const std::vector<const Node *> &items, std::vector<uint32_t> *out, int *score);
-
-// Grams of one alternative: its top-level sequence, looking through groups.
-bool branch_grams(const Node &n, std::vector<uint32_t> *out, int *score) {
-  std::vector<const Node *> items;
-  flatten(n, &items);
-  return sequence_grams(items, out, score);
-}
-
-// Every match of `items` contains one of the grams added to `out`: those of
-// the most selective option among the 3-byte literal runs of the sequence
-// and its alternations (where every branch must give grams). `score` is the
-// selectivity of the weakest gram chosen.
-bool sequence_grams(const std::vector<const Node *> &items, std::vector<uint32_t> *out, int *score) {
-  int best = -1;
-  std::vector<uint32_t> best_grams;
-  std::vector<uint8_t> run;
-  auto consider_run = [&]() {
-    for (size_t i = 0; i + 3 <= run.size(); i++) {
-      int sc = gram_score(&run[i]);
-      if (sc > best) {
-        best = sc;
-        best_grams = {run[i] | static_cast<uint32_t>(run[i + 1]) << 8 | static_cast<uint32_t>(run[i + 2]) << 16};
-      }
-    }
-    run.clear();
-  };
-  for (const Node *n : items) {
-    int c = literal_byte(*n);
-    if (c >= 0) {
-      run.push_back(static_cast<uint8_t>(c));
-      continue;
-    }
-    consider_run();
-    if (n->kind != NodeKind::kAlt) continue;
-    std::vector<uint32_t> grams;
-    int worst = 1000;
-    bool all = true;
-    for (const auto &branch : n->kids) {
-      int sc = 0;
-      all = all && branch_grams(*branch, &grams, &sc);
-      worst = std::min(worst, sc);
-    }
-    if (all && worst > best) {
-      best = worst;
-      best_grams = grams;
-    }
-  }
-  consider_run();
-  if (best < 0) return false;
-  out->insert(out->end(), best_grams.begin(), best_grams.end());
-  *score = best;
-  return true;
-}
-
-}  // namespace
-
-bool piece_grams(const Piece &piece, std::vector<uint32_t> *grams, int *score) {
-  std::vector<const Node *> items;
-  for (const Node *n : piece.items) flatten(*n, &items);
-  int local = 0;
-  return sequence_grams(items, grams, score ? score : &local);
 }
 
 std::string piece_to_ragel(const Piece &piece) {

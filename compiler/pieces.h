@@ -40,13 +40,6 @@ struct NoPieces : std::runtime_error {
 // Throws NoPieces when nothing in the pattern is specific enough to look for.
 PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt);
 
-// 3-byte literals (lower-cased, packed as b0 | b1 << 8 | b2 << 16) such that
-// every match of the piece contains one of them: the least common literal of
-// the piece by a rough byte-frequency guess, or one per branch of an
-// alternation. Appends to `grams`; false when the piece has none.
-// `score` (optional) receives the selectivity of the weakest gram.
-bool piece_grams(const Piece &piece, std::vector<uint32_t> *grams, int *score = nullptr);
-
 // Ragel source of one piece: a machine over unsigned bytes, '\n' = line end.
 std::string piece_to_ragel(const Piece &piece);
 

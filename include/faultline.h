@@ -68,7 +68,7 @@ extern "C" {
 
 /* The pack format this library reads: packs of another major are refused. */
 #define FL_PACK_FORMAT_MAJOR 1
-#define FL_PACK_FORMAT_MINOR 0
+#define FL_PACK_FORMAT_MINOR 1
 
 /**
  * Version of the library actually linked, as FL_VERSION_NUMBER computes it.
@@ -333,6 +333,7 @@ typedef struct fl_scanner_stats {
   uint64_t lines;              /* completed lines */
   uint64_t truncated_lines;    /* lines longer than max_line_bytes */
   uint64_t events;             /* matches reported */
+  uint64_t candidate_lines;    /* lines that held a key of the literal filter and ran the DFAs */
 } fl_scanner_stats;
 
 /** Fills `stats`. @return FL_OK or FL_E_INVALID_ARG.  Since: 0.1 */

@@ -6,7 +6,9 @@
 #include <new>
 
 #include "handles.h"
+#include "line_breaks.h"
 #include "line_text.h"
+#include "literal_filter.h"
 
 using namespace faultline;
 
@@ -183,6 +185,91 @@ class BreakFinder {
   const uint8_t *cr_ = nullptr;  // next '\r' before nl_, or nl_
 };
 
+// Matches one whole line lying in the chunk, at `p`.
+void emit_in_place(fl_scanner *s, const uint8_t *p, size_t n) {
+  const bool truncated = n > s->max_line_bytes;
+  emit_line(s, p, truncated ? s->max_line_bytes : n, truncated);
+}
+
+// Past the break at `brk` ("\r\n" is one break); [p, end) holds whole lines.
+const uint8_t *after_break(const uint8_t *brk, const uint8_t *end) {
+  return *brk == '\r' && brk + 1 < end && brk[1] == '\n' ? brk + 2 : brk + 1;
+}
+
+// Lines of [p, end) that hold no key: counted, not matched, except those
+// with an ESC byte (ANSI sequences may split a key) which are matched whole.
+void skip_lines(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  const uint8_t *line = p;
+  bool escape = false;
+  auto special = [&](const uint8_t *at) {
+    if (*at == 0x1b) {
+      escape = true;
+      return;
+    }
+    if (*at == '\n' && at == line && at > p && at[-1] == '\r') {  // second half of "\r\n"
+      line = at + 1;
+      return;
+    }
+    const size_t n = static_cast<size_t>(at - line);
+    if (escape) {
+      s->line_start = s->offset + static_cast<uint64_t>(line - chunk);
+      emit_in_place(s, line, n);
+    } else {
+      s->line_number++;
+      s->stats.lines++;
+      if (n > s->max_line_bytes) s->stats.truncated_lines++;
+    }
+    escape = false;
+    line = at + 1;
+  };
+  const uint8_t *q = p;
+  for (; end - q >= 64; q += 64)
+    for (uint64_t m = line_special_mask64(q); m; m &= m - 1) special(q + __builtin_ctzll(m));
+  for (; q < end; q++)
+    if (line_special(*q)) special(q);
+  s->line_start = s->offset + static_cast<uint64_t>(end - chunk);
+}
+
+// Whole lines [p, end) of the chunk through the literal filter: only lines
+// holding a key are matched. Each byte is looked at by each search once: a
+// hit beyond the line just matched stays valid for the next round.
+void scan_filtered(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  const LiteralFilterView &f = s->pack->view.literals;
+  const uint8_t *long_hit = nullptr, *short_hit = f.short_keys ? nullptr : end;
+  while (p < end) {
+    if (!long_hit || long_hit < p) {
+      long_hit = literal_find_long(f, p, end);
+      if (!long_hit) long_hit = end;
+    }
+    if (!short_hit || short_hit < p) {
+      short_hit = literal_find_short(f, p, end);
+      if (!short_hit) short_hit = end;
+    }
+    const uint8_t *hit = long_hit < short_hit ? long_hit : short_hit;
+    if (hit == end) break;
+    const uint8_t *line = hit;
+    while (line > p && line[-1] != '\n' && line[-1] != '\r') line--;
+    skip_lines(s, p, line, chunk);
+    BreakFinder breaks(end);
+    const uint8_t *brk = breaks.next(hit);  // exists: [p, end) ends with a break
+    emit_in_place(s, line, static_cast<size_t>(brk - line));
+    p = after_break(brk, end);
+    s->line_start = s->offset + static_cast<uint64_t>(p - chunk);
+  }
+  if (p < end) skip_lines(s, p, end, chunk);
+}
+
+// Whole lines [p, end) of the chunk, each matched (no usable filter).
+void scan_each(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  BreakFinder breaks(end);
+  while (p < end) {
+    const uint8_t *brk = breaks.next(p);
+    emit_in_place(s, p, static_cast<size_t>(brk - p));
+    p = after_break(brk, end);
+    s->line_start = s->offset + static_cast<uint64_t>(p - chunk);
+  }
+}
+
 void feed(fl_scanner *s, const uint8_t *p, size_t len) {
   const uint8_t *const begin = p, *const end = p + len;
   if (s->pending_cr && p < end) {
@@ -192,30 +279,30 @@ void feed(fl_scanner *s, const uint8_t *p, size_t len) {
       s->line_start = s->offset + 1;
     }
   }
-  BreakFinder breaks(end);
-  while (p < end) {
+  // The line carried over from earlier chunks ends at the first break.
+  if (s->line_open && p < end) {
+    BreakFinder breaks(end);
     const uint8_t *brk = breaks.next(p);
-    if (brk == end) {
-      append(s, p, static_cast<size_t>(end - p));
-      break;
-    }
-    if (!s->line_open) {
-      // The whole line is in this chunk: match it in place.
-      size_t n = static_cast<size_t>(brk - p);
-      bool truncated = n > s->max_line_bytes;
-      emit_line(s, p, truncated ? s->max_line_bytes : n, truncated);
-    } else {
-      append(s, p, static_cast<size_t>(brk - p));
+    append(s, p, static_cast<size_t>(brk - p));
+    if (brk == end) p = end;
+    else {
       emit_line(s, s->line, s->line_len, s->line_truncated);
       reset_line(s);
+      p = after_break(brk, end);
+      s->line_start = s->offset + static_cast<uint64_t>(p - begin);
     }
-    p = brk + 1;
-    if (*brk == '\r') {
-      if (p < end && *p == '\n') p++;
-      else if (p == end) s->pending_cr = true;
-    }
-    s->line_start = s->offset + static_cast<uint64_t>(p - begin);
   }
+  // Whole lines are matched in place; what follows the last break is carried.
+  const uint8_t *last = end;
+  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  if (last > p) {
+    if (s->pack->view.literals.usable) scan_filtered(s, p, last, begin);
+    else scan_each(s, p, last, begin);
+    s->line_start = s->offset + static_cast<uint64_t>(last - begin);
+  }
+  if (last < end) append(s, last, static_cast<size_t>(end - last));
+  // A chunk ending in '\r' may be followed by the '\n' of the same break.
+  if (end[-1] == '\r') s->pending_cr = true;
   s->offset += len;
   s->stats.bytes += len;
 }
@@ -293,10 +380,13 @@ fl_status fl_scanner_finish(fl_scanner *scanner, fl_event_fn fn, void *ctx) {
 }
 
 fl_status fl_scanner_get_stats(const fl_scanner *scanner, fl_scanner_stats *stats) {
-  if (!scanner || !stats || stats->struct_size < sizeof(fl_scanner_stats)) return FL_E_INVALID_ARG;
-  uint32_t size = stats->struct_size;
-  *stats = scanner->stats;
-  stats->struct_size = size;
+  // Callers built against an older header pass a shorter struct: fill what it has.
+  if (!scanner || !stats || stats->struct_size < offsetof(fl_scanner_stats, candidate_lines)) return FL_E_INVALID_ARG;
+  const uint32_t size = stats->struct_size < sizeof(fl_scanner_stats) ? stats->struct_size : sizeof(fl_scanner_stats);
+  fl_scanner_stats now = scanner->stats;
+  now.struct_size = size;
+  now.candidate_lines = scanner->matcher.candidate_lines();
+  std::memcpy(stats, &now, size);
   return FL_OK;
 }
 

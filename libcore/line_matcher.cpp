@@ -1,9 +1,10 @@
 #include "line_matcher.h"
 
+#include "literal_filter.h"
+
 #include <cstdlib>
 #include <cstring>
 
-#include "prefilter.h"
 
 namespace faultline {
 
@@ -14,6 +15,8 @@ LineMatcher::~LineMatcher() {
   alloc_.release(complete_);
   alloc_.release(slots_);
   alloc_.release(vm_scratch_);
+  alloc_.release(dfa_stamp_);
+  alloc_.release(dfa_list_);
 }
 
 Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
@@ -31,7 +34,10 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   // read uninitialised memory.
   const uint32_t max_insns = pack->root->max_program_insns() ? pack->root->max_program_insns() : 1;
   vm_scratch_ = alloc_.allocate_zeroed(1, pike_scratch_bytes(max_insns, max_slots));
-  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_) return Status::kNoMem;
+  const size_t dfas = pack->dfa_count() ? pack->dfa_count() : 1;
+  dfa_stamp_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
+  dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_) return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t pieces = pack->pattern(i)->piece_count();
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
@@ -39,29 +45,62 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   return Status::kOk;
 }
 
+void LineMatcher::mark_dfa(uint32_t d) {
+  if (dfa_stamp_[d] == line_serial_) return;
+  dfa_stamp_[d] = line_serial_;
+  // Kept in ascending order (the lists are short): events come out in the
+  // same order whatever order the keys were found in.
+  uint32_t i = dfa_list_count_++;
+  for (; i > 0 && dfa_list_[i - 1] > d; i--) dfa_list_[i] = dfa_list_[i - 1];
+  dfa_list_[i] = d;
+}
+
+void LineMatcher::on_key(void *self, const fb::LiteralKey *key) {
+  auto *m = static_cast<LineMatcher *>(self);
+  if (key->dfas())
+    for (uint32_t d : *key->dfas()) m->mark_dfa(d);
+}
+
+void LineMatcher::run_dfa(uint32_t d, const uint8_t *line, size_t len) {
+  const auto *pieces = pack_->root->pieces();
+  DfaView dfa = pack_->dfa(d);
+  dfa_run(dfa, line, len, [&](uint32_t state) {
+    for (const uint32_t *a = dfa.accepts_begin(state); a != dfa.accepts_end(state); ++a) {
+      const fb::Piece *piece = pieces->Get(*a);
+      uint32_t p = piece->pattern();
+      uint32_t before = seen_[p];
+      uint32_t after = before | (1u << piece->bit());
+      if (after == before) continue;
+      if (before == 0) touched_[touched_count_++] = p;
+      seen_[p] = after;
+      if (after == full_mask_[p]) complete_[complete_count_++] = p;
+    }
+  });
+}
+
 uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
-  const fb::Pack *root = pack_->root;
-  const auto *pieces = root->pieces();
   touched_count_ = 0;
   complete_count_ = 0;
-  // Most lines of a log contain none of the entries' literals: they never
-  // reach the DFAs.
-  const fb::Prefilter *pf = root->prefilter();
-  if (pf && pf->complete() && !frame_always && !prefilter_hit(pf->grams()->data(), line, len)) return 0;
-  for (uint32_t d = 0; d < pack_->dfa_count(); d++) {
-    DfaView dfa = pack_->dfa(d);
-    dfa_run(dfa, line, len, [&](uint32_t state) {
-      for (const uint32_t *a = dfa.accepts_begin(state); a != dfa.accepts_end(state); ++a) {
-        const fb::Piece *piece = pieces->Get(*a);
-        uint32_t p = piece->pattern();
-        uint32_t before = seen_[p];
-        uint32_t after = before | (1u << piece->bit());
-        if (after == before) continue;
-        if (before == 0) touched_[touched_count_++] = p;
-        seen_[p] = after;
-        if (after == full_mask_[p]) complete_[complete_count_++] = p;
-      }
-    });
+  const LiteralFilterView &lf = pack_->literals;
+  if (lf.usable && !frame_always) {
+    // Only the DFAs of the keys this line holds; most lines hold none.
+    if (++line_serial_ == 0) {
+      for (uint32_t d = 0; d < pack_->dfa_count(); d++) dfa_stamp_[d] = 0;
+      line_serial_ = 1;
+    }
+    dfa_list_count_ = 0;
+    literal_each_key(lf, line, line + len, on_key, this);
+    if (dfa_list_count_ == 0) return 0;
+    candidate_lines_++;
+    for (uint32_t i = 0; i < dfa_list_count_; i++) run_dfa(dfa_list_[i], line, len);
+    // The line's frame matters only when some entry pattern may match.
+    bool any_entry = false;
+    for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
+    if (any_entry && lf.framing_dfas)
+      for (uint32_t d : *lf.framing_dfas) run_dfa(d, line, len);
+  } else {
+    candidate_lines_++;
+    for (uint32_t d = 0; d < pack_->dfa_count(); d++) run_dfa(d, line, len);
   }
   for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
 

@@ -35,6 +35,9 @@ class LineMatcher {
   // (flc uses it to test framing examples).
   uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always = false);
 
+  // Lines that passed the literal filter (or all, without one) and ran the DFAs.
+  uint64_t candidate_lines() const { return candidate_lines_; }
+
  private:
   const PackView *pack_ = nullptr;
   Allocator alloc_;
@@ -46,6 +49,18 @@ class LineMatcher {
   uint32_t complete_count_ = 0;
   int32_t *slots_ = nullptr;
   void *vm_scratch_ = nullptr;
+  uint64_t candidate_lines_ = 0;
+
+  // The DFAs to run on this line, from the keys it holds (deduplicated by
+  // stamping each DFA with the line's serial number).
+  uint32_t *dfa_stamp_ = nullptr;
+  uint32_t *dfa_list_ = nullptr;
+  uint32_t dfa_list_count_ = 0;
+  uint32_t line_serial_ = 0;
+
+  void mark_dfa(uint32_t d);
+  static void on_key(void *self, const fb::LiteralKey *key);
+  void run_dfa(uint32_t d, const uint8_t *line, size_t len);
 };
 
 }  // namespace faultline

@@ -11,7 +11,7 @@ namespace faultline {
 
 inline constexpr char kPackMagic[4] = {'F', 'L', 'P', 'K'};
 inline constexpr uint16_t kPackFormatMajor = 1;  // bumped when old runtimes cannot read new packs
-inline constexpr uint16_t kPackFormatMinor = 0;  // bumped when fields are appended
+inline constexpr uint16_t kPackFormatMinor = 1;  // bumped when fields are appended
 inline constexpr uint32_t kPackHeaderBytes = 64;
 inline constexpr uint32_t kFramingEntry = 0xffffffffu;  // Pattern.entry of framing patterns
 

@@ -1,7 +1,7 @@
 #include "pack_reader.h"
 
 #include "hash.h"
-#include "prefilter.h"
+#include "literal_filter.h"
 
 namespace faultline {
 namespace {
@@ -43,6 +43,60 @@ Status check_entries(const fb::Pack *pack, ErrorText *err) {
     if (e->causes())
       for (uint32_t r : *e->causes())
         if (r >= n) return corrupt(err, "causal edge to a missing entry", i);
+  }
+  return Status::kOk;
+}
+
+// Everything the filter's search reads, bounded: key lengths against their
+// anchors, table sizes, every index. A filter that is not complete is never
+// searched, but is still checked.
+Status check_literal_keys(const LiteralKeys *keys, uint32_t min_len, uint32_t anchor_room, uint32_t dfas, const char *what,
+                          ErrorText *err) {
+  for (uint32_t i = 0; keys && i < keys->size(); i++) {
+    const fb::LiteralKey *k = keys->Get(i);
+    const uint32_t n = vsize(k->text());
+    if (n < min_len || n > 4096 || k->anchor() > n - anchor_room) return corrupt(err, what, i);
+    if (k->dfas())
+      for (uint32_t d : *k->dfas())
+        if (d >= dfas) return corrupt(err, "literal filter key names a missing DFA", i);
+  }
+  return Status::kOk;
+}
+
+Status check_literal_filter(const fb::LiteralFilter *f, uint32_t dfas, ErrorText *err) {
+  if (!f) return Status::kOk;
+  if (f->framing_dfas())
+    for (uint32_t d : *f->framing_dfas())
+      if (d >= dfas) return corrupt(err, "literal filter framing DFA out of range", d);
+  const uint32_t stride = f->stride(), slots = vsize(f->slot_grams());
+  if (stride < 1 || stride > kLiteralMaxStride) return corrupt(err, "literal filter stride out of range", stride);
+  if (vsize(f->bits()) != kLiteralBitsBytes) return corrupt(err, "literal filter bit set has the wrong size", vsize(f->bits()));
+  if (slots < 2 || (slots & (slots - 1)) || vsize(f->slot_first()) != slots || vsize(f->slot_count()) != slots)
+    return corrupt(err, "literal filter hash table has the wrong shape", slots);
+  Status st = check_literal_keys(f->long_keys(), stride + 3, stride + 3, dfas, "literal filter long key shorter than its window", err);
+  if (st != Status::kOk) return st;
+  st = check_literal_keys(f->short_keys(), 4, 4, dfas, "literal filter short key shorter than its fingerprint", err);
+  if (st != Status::kOk) return st;
+  const uint32_t refs = vsize(f->refs()), long_keys = vsize(f->long_keys()), short_keys = vsize(f->short_keys());
+  bool empty_slot = false;
+  for (uint32_t i = 0; i < slots; i++) {
+    const uint32_t first = f->slot_first()->Get(i), count = f->slot_count()->Get(i);
+    empty_slot = empty_slot || count == 0;
+    if (first > refs || count > refs - first) return corrupt(err, "literal filter slot outside the reference list", i);
+  }
+  if (!empty_slot) return corrupt(err, "literal filter hash table has no empty slot", slots);
+  for (uint32_t i = 0; i < refs; i++) {
+    const fb::LiteralRef *r = f->refs()->Get(i);
+    if (r->key() >= long_keys || r->offset() >= stride) return corrupt(err, "literal filter reference out of range", i);
+  }
+  if (short_keys) {
+    if (vsize(f->masks()) != kLiteralMaskBytes || vsize(f->bucket_first()) != kLiteralBuckets + 1)
+      return corrupt(err, "literal filter bucket tables have the wrong size", short_keys);
+    for (uint32_t b = 0; b <= kLiteralBuckets; b++) {
+      const uint32_t first = f->bucket_first()->Get(b);
+      if (first > short_keys || (b > 0 && first < f->bucket_first()->Get(b - 1)))
+        return corrupt(err, "literal filter bucket range out of order", b);
+    }
   }
   return Status::kOk;
 }
@@ -203,10 +257,6 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
     err->set("pack is corrupt: program limits out of range");
     return Status::kPackCorrupt;
   }
-  if (root->prefilter() && vsize(root->prefilter()->grams()) != kPrefilterBytes) {
-    err->set("pack is corrupt: prefilter set is not %u bytes", kPrefilterBytes);
-    return Status::kPackCorrupt;
-  }
   if (h.entry_count != root->entries()->size() || h.pattern_count != root->patterns()->size() ||
       h.dfa_count != root->dfas()->size()) {
     err->set("pack is corrupt: header counts disagree with the content");
@@ -215,6 +265,7 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
   if ((st = check_entries(root, err)) != Status::kOk) return st;
   if ((st = check_patterns(root, err)) != Status::kOk) return st;
   if ((st = check_pieces(root, err)) != Status::kOk) return st;
+  if ((st = check_literal_filter(root->literal_filter(), root->dfas()->size(), err)) != Status::kOk) return st;
   for (uint32_t i = 0; i < root->dfas()->size(); i++)
     if ((st = check_dfa(root->dfas()->Get(i), root->pieces()->size(), i, err)) != Status::kOk) return st;
   if (root->framing())
@@ -230,6 +281,7 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
   out->size = size;
   out->header = h;
   out->root = root;
+  literal_filter_view(root->literal_filter(), &out->literals);
   return Status::kOk;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "dfa.h"
+#include "literal_filter.h"
 #include "pack_generated.h"
 #include "pack_header.h"
 #include "program.h"
@@ -19,6 +20,7 @@ struct PackView {
   size_t size = 0;
   PackHeader header{};
   const fb::Pack *root = nullptr;
+  LiteralFilterView literals;  // usable only when the pack's filter is complete
 
   uint32_t entry_count() const { return root->entries()->size(); }
   uint32_t pattern_count() const { return root->patterns()->size(); }

@@ -168,7 +168,17 @@ bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scr
   // position 0: no new attempts later, and the run ends when its threads do.
   const bool anchored = n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
                         insn_x(p.insns[2]) == kAssertLineStart;
+  // When the program must begin with one byte (after its start Save), the
+  // positions where no thread is alive can be skipped to that byte's next
+  // occurrence: most lines reach the VM for one match somewhere in them.
+  int first_byte = -1;
+  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte) first_byte = static_cast<int>(insn_x(p.insns[2]));
   for (size_t at = 0; at <= len; at++) {
+    if (cur->size == 0 && first_byte >= 0 && !matched && at > 0) {
+      const void *next_start = at < len ? std::memchr(line + at, first_byte, len - at) : nullptr;
+      if (!next_start) break;
+      at = static_cast<size_t>(static_cast<const uint8_t *>(next_start) - line);
+    }
     if (!matched && (at == 0 || !anchored)) {
       // A new attempt starting here, at lower priority than older threads.
       for (uint32_t s = 0; s < ns; s++) work[s] = -1;
