@@ -13,6 +13,7 @@
 #include "lint.h"
 #include "literals.h"
 #include "pack_dump.h"
+#include "regex_export.h"
 #include "pack_writer.h"
 #include "signature_reader.h"
 #include "signature_tests.h"
@@ -38,6 +39,7 @@ const char kUsage[] =
     "  coverage DIR --eval LABELED... -o OUT\n"
     "                        failure types x entries x the labeled real logs each entry explains (Markdown)\n"
     "  literals DIR          the literal every pattern is keyed on, its window and how common it is\n"
+    "  export DIR -o FILE    entry patterns in Hyperscan's pattern-file syntax (ID:/REGEX/m, ID = pattern index)\n"
     "  version               print flc's version and pack format\n"
     "\n"
     "options:\n"
@@ -336,6 +338,28 @@ int cmd_literals(Args &a) {
   return 0;
 }
 
+// The entry patterns for other engines (the benchmark's baselines), in the
+// format of Hyperscan's tools: one "ID:/REGEX/FLAGS" per line, ID being the
+// pattern's index in the pack, so that matches compare one to one.
+int cmd_export(Args &a) {
+  Diagnostics diags;
+  auto lib = load_or_exit(a, &diags);
+  if (a.output.empty()) usage_error("export needs -o FILE");
+  std::ofstream out(a.output, std::ios::binary);
+  out << "# faultline entry patterns, exported by " << kCompilerVersion << " from " << a.input
+      << " (line semantics: see compiler/regex_export.h)\n";
+  uint32_t index = 0;
+  for (const auto &s : lib.sigs)
+    for (const auto &p : s.patterns) out << index++ << ":/" << export_regex(p.parsed) << "/m\n";
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "flc: cannot write %s\n", a.output.c_str());
+    return 2;
+  }
+  std::printf("flc export: %u patterns -> %s\n", index, a.output.c_str());
+  return 0;
+}
+
 int cmd_dump(Args &a) {
   if (a.input.empty()) usage_error("dump needs a pack");
   size_t size = 0;
@@ -356,6 +380,7 @@ int main(int argc, char **argv) {
   if (a.command == "stats") return cmd_stats(a);
   if (a.command == "dump") return cmd_dump(a);
   if (a.command == "literals") return cmd_literals(a);
+  if (a.command == "export") return cmd_export(a);
   if (a.command == "version") {
     std::printf("%s (pack format %u.%u)\n", kCompilerVersion, kPackFormatMajor, kPackFormatMinor);
     return 0;

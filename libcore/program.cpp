@@ -140,12 +140,120 @@ size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots) {
   // Each pc is visited once per add() and each Save pushes a restore frame,
   // plus a split pushes two: 3 frames per instruction bound the stack.
   size_t stack = align8(3 * (n + 1) * sizeof(Frame));
-  return 2 * list + stack + align8(max_slots * sizeof(int32_t));
+  return 2 * list + stack + align8(max_slots * sizeof(int32_t)) + kBitStateScratch;
+}
+
+namespace {
+
+// The backtracker's stack: a thread to try (pc at pos) or a capture slot to
+// restore on the way back.
+struct Job {
+  uint32_t pc_or_slot;
+  int32_t pos_or_value;
+  uint32_t is_restore;
+};
+
+constexpr size_t kBitStateJobs = 4096;
+
+}  // namespace
+
+bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up) {
+  *gave_up = false;
+  const uint32_t n = p.insn_count, ns = p.slot_count;
+  const size_t positions = len + 1;
+  if (static_cast<uint64_t>(n) * positions > kBitStateMaxStates) {
+    *gave_up = true;
+    return false;
+  }
+  uint64_t *visited = static_cast<uint64_t *>(scratch);
+  const size_t words = (n * positions + 63) / 64;
+  std::memset(visited, 0, words * sizeof(uint64_t));
+  Job *stack = reinterpret_cast<Job *>(static_cast<uint8_t *>(scratch) + kBitStateMaxStates / 8);
+  int32_t *cap = reinterpret_cast<int32_t *>(stack + kBitStateJobs);
+  const bool anchored = n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
+                        insn_x(p.insns[2]) == kAssertLineStart;
+  int first_byte = -1;
+  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte) first_byte = static_cast<int>(insn_x(p.insns[2]));
+  auto word_byte = [&](size_t at) { return at < len && is_word_byte(line[at]); };
+  // Starts in order, each explored depth-first in priority order: the first
+  // Match reached is the leftmost-first match. A (pc, pos) explored once
+  // failed and fails again from any later start, so it is never redone.
+  for (size_t start = 0; start <= len; start++) {
+    if (first_byte >= 0) {
+      const void *next = start < len ? std::memchr(line + start, first_byte, len - start) : nullptr;
+      if (!next) return false;
+      start = static_cast<size_t>(static_cast<const uint8_t *>(next) - line);
+    }
+    for (uint32_t s = 0; s < ns; s++) cap[s] = -1;
+    uint32_t top = 0;
+    stack[top++] = Job{0, static_cast<int32_t>(start), 0};
+    while (top > 0) {
+      Job job = stack[--top];
+      if (job.is_restore) {
+        cap[job.pc_or_slot] = job.pos_or_value;
+        continue;
+      }
+      uint32_t pc = job.pc_or_slot;
+      size_t at = static_cast<size_t>(job.pos_or_value);
+      for (;;) {
+        const size_t bit = static_cast<size_t>(pc) * positions + at;
+        if ((visited[bit / 64] >> (bit % 64)) & 1u) break;
+        visited[bit / 64] |= uint64_t{1} << (bit % 64);
+        const uint32_t w0 = p.insns[2 * pc], x = insn_x(w0);
+        const Op op = insn_op(w0);
+        if (op == kOpByte || op == kOpClass || op == kOpAny) {
+          if (at >= len || !consumes(p, w0, line[at])) break;
+          pc++, at++;
+          continue;
+        }
+        if (op == kOpJump) {
+          pc = x;
+          continue;
+        }
+        if (op == kOpMatch) {
+          std::memcpy(slots, cap, ns * sizeof(int32_t));
+          return true;
+        }
+        if (top + 1 >= kBitStateJobs) {  // deeper than the scratch: the Pike VM decides
+          *gave_up = true;
+          return false;
+        }
+        if (op == kOpSplit) {
+          stack[top++] = Job{p.insns[2 * pc + 1], static_cast<int32_t>(at), 0};
+          pc = x;
+          continue;
+        }
+        if (op == kOpSave) {
+          stack[top++] = Job{x, cap[x], 1};
+          cap[x] = static_cast<int32_t>(at);
+          pc++;
+          continue;
+        }
+        // kOpAssert
+        bool ok = false;
+        switch (x) {
+          case kAssertLineStart: ok = at == 0; break;
+          case kAssertLineEnd: ok = at == len; break;
+          default: ok = ((at > 0 && is_word_byte(line[at - 1])) != word_byte(at)) == (x == kAssertWordBoundary); break;
+        }
+        if (!ok) break;
+        pc++;
+      }
+    }
+    if (anchored) break;
+  }
+  return false;
 }
 
 bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots) {
+  bool gave_up = false;
+  const bool matched = bitstate_match(p, line, len, scratch, slots, &gave_up);
+  return gave_up ? pike_vm_match(p, line, len, scratch, slots) : matched;
+}
+
+bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots) {
   const uint32_t n = p.insn_count, ns = p.slot_count;
-  uint8_t *mem = static_cast<uint8_t *>(scratch);
+  uint8_t *mem = static_cast<uint8_t *>(scratch) + kBitStateScratch;
   auto take = [&mem](size_t bytes) {
     uint8_t *r = mem;
     mem += align8(bytes);

@@ -50,10 +50,24 @@ bool program_is_valid(const ProgramView &p);
 // The caller owns `memory`; pike_scratch_bytes() says how much it needs.
 size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots);
 
+// The backtracker (below) covers programs x line positions up to this many
+// states, with a bounded job stack; beyond either bound the Pike VM runs.
+inline constexpr size_t kBitStateMaxStates = 256 * 1024;
+inline constexpr size_t kBitStateScratch = kBitStateMaxStates / 8 + 4096 * 12 + 2 * 65 * sizeof(int32_t) + 64;
+
+// A backtracker with a visited bit per (instruction, position): the same
+// leftmost-first result as the Pike VM, much faster on short lines. Sets
+// *gave_up when the run exceeds its scratch (the caller then runs the VM).
+bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up);
+
 // Runs the program over `line`. On a match returns true and fills
 // slots[0 .. p.slot_count) with byte offsets (-1 for a group that did not
 // take part). `scratch` must hold pike_scratch_bytes(p.insn_count,
 // p.slot_count) bytes, 8-byte aligned. Allocates nothing.
+// The backtracker when it can, else the Pike VM.
 bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots);
+
+// The Pike VM alone (tests compare it with the backtracker).
+bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots);
 
 }  // namespace faultline

@@ -1,0 +1,260 @@
+// The throughput benchmark: faultline beside Vectorscan, RE2::Set and the
+// memchr ceiling on the same bytes (real healthy and failing logs, generated
+// adversarial input), each engine's match count checked against faultline's
+// before anything is timed; plus pack open, scanner creation, the whole
+// diagnosis and flc's compile. bench/run turns its output into RESULTS.md.
+//
+//   faultline_bench [--counts FILE] [google benchmark flags]
+//   faultline_bench --once ENGINE CORPUS MIB   one scan of a slice (for callgrind)
+//
+// FAULTLINE_BENCH_SCALE (default 1) divides every corpus size (smoke runs).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <faultline.h>
+
+#include "corpora.h"
+#include "engines.h"
+#include "literal_filter.h"
+#include "pack_reader.h"
+
+namespace {
+
+using bench::Corpus;
+using bench::Engine;
+
+size_t scaled(size_t bytes) {
+  const char *env = std::getenv("FAULTLINE_BENCH_SCALE");
+  const long scale = env ? std::atol(env) : 1;
+  return scale > 1 ? bytes / static_cast<size_t>(scale) : bytes;
+}
+
+std::string read_file(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The default pack, opened through the internal reader: the keys of its
+// literal filter are what the near-miss corpus is made of.
+std::vector<std::string> pack_keys() {
+  static std::string bytes = read_file(FAULTLINE_BENCH_PACK);
+  static std::vector<uint64_t> aligned;
+  aligned.assign(bytes.size() / 8 + 1, 0);
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  faultline::PackView v;
+  faultline::ErrorText err;
+  std::vector<std::string> keys;
+  if (faultline::open_pack_view(reinterpret_cast<const uint8_t *>(aligned.data()), bytes.size(), &v, &err) != faultline::Status::kOk) return keys;
+  const faultline::fb::LiteralFilter *f = v.root->literal_filter();
+  for (const auto *list : {f ? f->long_keys() : nullptr, f ? f->short_keys() : nullptr})
+    for (uint32_t i = 0; list && i < list->size(); i++) keys.emplace_back(reinterpret_cast<const char *>(list->Get(i)->text()->data()), list->Get(i)->text()->size());
+  return keys;
+}
+
+std::string corpus_dir(const char *sub) {
+  const char *env = std::getenv("FAULTLINE_CORPUS");
+  return std::string(env && *env ? env : FAULTLINE_BENCH_CORPUS) + "/" + sub;
+}
+
+std::vector<Corpus> &corpora() {
+  static std::vector<Corpus> all = [] {
+    std::vector<Corpus> v;
+    v.push_back(bench::real_logs("healthy", corpus_dir("healthy"), scaled(256u << 20)));
+    v.push_back(bench::real_logs("failing", corpus_dir("failing"), scaled(64u << 20)));
+    Corpus near = bench::near_misses(pack_keys(), scaled(64u << 20));
+    v.push_back(bench::giant_line(near, scaled(64u << 20)));
+    v.push_back(std::move(near));
+    v.push_back(bench::newline_every_byte(scaled(64u << 20)));
+    v.push_back(bench::nul_binary(scaled(64u << 20)));
+    return v;
+  }();
+  return all;
+}
+
+constexpr size_t kChunk = 1 << 20;  // what `faultline diagnose` reads at a time
+
+struct Engines {
+  std::vector<std::unique_ptr<Engine>> list;
+  std::vector<std::string> missing;  // engines that could not run, and why
+};
+
+Engines &engines() {
+  static Engines e = [] {
+    Engines out;
+    out.list.push_back(bench::make_faultline(kChunk));
+    const std::vector<std::string> patterns = bench::read_exported_patterns(FAULTLINE_BENCH_PATTERNS);
+    std::string why;
+    for (auto make : {+[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_block(p, w); },
+                      +[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_stream(p, kChunk, w); },
+                      +[](const std::vector<std::string> &p, std::string *w) { return bench::make_re2_set(p, w); }}) {
+      why.clear();
+      if (auto engine = make(patterns, &why)) out.list.push_back(std::move(engine));
+      else out.missing.push_back(why);
+    }
+    out.list.push_back(bench::make_memchr());
+    return out;
+  }();
+  return e;
+}
+
+// Every engine's count on every corpus, against faultline's. Returns false
+// on any disagreement: throughput of an engine that matches differently
+// means nothing.
+bool check_counts(const std::string &out_path) {
+  bool agree = true;
+  std::string json = "{\n  \"counts\": [\n";
+  for (const Corpus &c : corpora()) {
+    uint64_t reference = 0;
+    for (size_t i = 0; i < engines().list.size(); i++) {
+      Engine &e = *engines().list[i];
+      if (!e.counts()) continue;
+      const uint64_t n = e.scan(c.bytes);
+      if (i == 0) reference = n;
+      const bool same = n == reference;
+      agree = agree && same;
+      std::fprintf(stderr, "count  %-44s %-24s %12llu %s\n", c.name.c_str(), e.name().c_str(), static_cast<unsigned long long>(n),
+                   same ? "" : "DISAGREES with faultline");
+      json += "    {\"corpus\": \"" + c.name + "\", \"engine\": \"" + e.name() + "\", \"matches\": " + std::to_string(n) +
+              ", \"agrees\": " + (same ? "true" : "false") + "},\n";
+    }
+  }
+  if (json.back() == '\n' && json[json.size() - 2] == ',') json.erase(json.size() - 2, 1);
+  json += "  ],\n  \"corpora\": [\n";
+  for (const Corpus &c : corpora())
+    json += "    {\"name\": \"" + c.name + "\", \"bytes\": " + std::to_string(c.bytes.size()) + ", \"description\": \"" + c.description + "\"},\n";
+  json.erase(json.size() - 2, 1);
+  json += "  ],\n  \"missing\": [";
+  for (size_t i = 0; i < engines().missing.size(); i++) {
+    std::string m = engines().missing[i];
+    for (auto &ch : m)
+      if (ch == '"' || ch == '\\') ch = '\'';
+    json += (i ? ", \"" : "\"") + m + "\"";
+  }
+  json += "],\n  \"short_key_kernel\": \"" + std::string(faultline::literal_short_kernel()) + "\"\n}\n";
+  if (!out_path.empty()) std::ofstream(out_path) << json;
+  for (const auto &m : engines().missing) std::fprintf(stderr, "engine missing: %s\n", m.c_str());
+  return agree;
+}
+
+void scan_benchmark(benchmark::State &st, size_t corpus, size_t engine) {
+  const Corpus &c = corpora()[corpus];
+  Engine &e = *engines().list[engine];
+  uint64_t matches = 0;
+  for (auto _ : st) matches = e.scan(c.bytes);
+  benchmark::DoNotOptimize(matches);
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(c.bytes.size()));
+  st.counters["matches"] = static_cast<double>(matches);
+}
+
+void pack_open_verify(benchmark::State &st) {
+  const std::string bytes = read_file(FAULTLINE_BENCH_PACK);
+  for (auto _ : st) {
+    fl_pack *p = nullptr;
+    if (fl_pack_open_memory(bytes.data(), bytes.size(), nullptr, &p, nullptr, 0) != FL_OK) st.SkipWithError("pack does not open");
+    fl_pack_free(p);
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(bytes.size()));
+}
+
+void scanner_create(benchmark::State &st) {
+  fl_pack *p = nullptr;
+  fl_pack_open_default(nullptr, &p, nullptr, 0);
+  for (auto _ : st) {
+    fl_scanner *s = nullptr;
+    fl_scanner_create(p, nullptr, &s);
+    fl_scanner_free(s);
+  }
+  fl_pack_free(p);
+}
+
+// The whole diagnosis an embedder runs: scan, evidence, report.
+void diagnose(benchmark::State &st, size_t corpus) {
+  const Corpus &c = corpora()[corpus];
+  fl_pack *pack = nullptr;
+  fl_pack_open_default(nullptr, &pack, nullptr, 0);
+  for (auto _ : st) {
+    fl_diagnoser *d = nullptr;
+    fl_diagnoser_create(pack, nullptr, &d);
+    fl_diagnoser_begin_source(d, "corpus");
+    for (size_t at = 0; at < c.bytes.size(); at += kChunk)
+      fl_diagnoser_feed(d, c.bytes.data() + at, std::min(kChunk, c.bytes.size() - at));
+    const char *json = nullptr;
+    size_t len = 0;
+    fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len);
+    benchmark::DoNotOptimize(json);
+    fl_diagnoser_free(d);
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(c.bytes.size()));
+  fl_pack_free(pack);
+}
+
+void flc_compile(benchmark::State &st) {
+  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES + " -o /tmp/faultline-bench.flpack >/dev/null";
+  for (auto _ : st)
+    if (std::system(cmd.c_str()) != 0) st.SkipWithError("flc compile failed");
+}
+
+// --once ENGINE CORPUS MIB: one scan of the first MIB of a corpus, in a
+// function callgrind can be told to count alone (--toggle-collect).
+__attribute__((noinline)) uint64_t measured_scan(Engine &e, const std::string &text) { return e.scan(text); }
+
+int run_once(const std::string &engine, const std::string &corpus, size_t mib) {
+  for (const Corpus &c : corpora()) {
+    if (c.name != corpus) continue;
+    std::string slice = c.bytes.substr(0, mib << 20);
+    slice.resize(slice.rfind('\n') + 1);
+    for (auto &e : engines().list) {
+      if (e->name() != engine) continue;
+      e->scan(slice.substr(0, 1 << 16));  // warm up: first-use work stays out of the count
+      const uint64_t n = measured_scan(*e, slice);
+      std::printf("%s on %zu bytes of %s: %llu matches\n", engine.c_str(), slice.size(), corpus.c_str(), static_cast<unsigned long long>(n));
+      return 0;
+    }
+  }
+  std::fprintf(stderr, "faultline_bench: no engine '%s' or corpus '%s'\n", engine.c_str(), corpus.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc == 5 && !std::strcmp(argv[1], "--once")) return run_once(argv[2], argv[3], std::strtoul(argv[4], nullptr, 10));
+  std::string counts_path;
+  std::vector<char *> args{argv[0]};
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--counts") && i + 1 < argc) counts_path = argv[++i];
+    else args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (corpora()[0].bytes.empty()) {
+    std::fprintf(stderr, "faultline_bench: no logs under %s (set FAULTLINE_CORPUS)\n", corpus_dir("healthy").c_str());
+    return 2;
+  }
+  const bool agree = check_counts(counts_path);
+  for (size_t c = 0; c < corpora().size(); c++)
+    for (size_t e = 0; e < engines().list.size(); e++)
+      benchmark::RegisterBenchmark(("scan/" + corpora()[c].name + "/" + engines().list[e]->name()).c_str(), scan_benchmark, c, e)
+          ->Unit(benchmark::kMillisecond)
+          ->MinTime(1.0);
+  benchmark::RegisterBenchmark("pack open + verify (default pack)", pack_open_verify)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("scanner create", scanner_create)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("diagnose/healthy", diagnose, 0)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("diagnose/failing", diagnose, 1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("flc compile signatures/", flc_compile)->Unit(benchmark::kMillisecond)->Iterations(3);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (!agree) std::fprintf(stderr, "faultline_bench: match counts disagree between engines (see 'count' lines above)\n");
+  return agree ? 0 : 1;
+}

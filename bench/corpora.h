@@ -1,0 +1,32 @@
+// The inputs every engine of the benchmark scans, byte for byte the same:
+// real logs (healthy, failing) and generated adversarial text. All are in
+// one line model: lines end with '\n' ("\r\n" and bare '\r' are rewritten,
+// ANSI sequences removed, as faultline's scanner sees them), so that match
+// counts of engines without faultline's line handling can be compared.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct Corpus {
+  std::string name;         // "healthy", "adversarial: near misses", ...
+  std::string description;  // how it was made
+  std::string bytes;
+};
+
+// Every *.log under dir, in name order, normalized; repeated up to min_bytes.
+Corpus real_logs(const std::string &name, const std::string &dir, size_t min_bytes);
+
+// Generated, size about `bytes`. `keys` are the literal filter's keys.
+Corpus near_misses(const std::vector<std::string> &keys, size_t bytes);
+Corpus giant_line(const Corpus &near, size_t bytes);
+Corpus newline_every_byte(size_t bytes);
+Corpus nul_binary(size_t bytes);
+
+// The line model above, applied to any text.
+std::string normalize(const std::string &text);
+
+}  // namespace bench
