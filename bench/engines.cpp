@@ -1,5 +1,6 @@
 #include "engines.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -36,7 +37,10 @@ namespace {
 class Faultline : public Engine {
  public:
   explicit Faultline(size_t chunk) : chunk_(chunk) {
-    if (fl_pack_open_default(nullptr, &pack_, nullptr, 0) != FL_OK || fl_scanner_create(pack_, nullptr, &scanner_) != FL_OK) std::abort();
+    // FAULTLINE_PACK: another pack (flc compile --stride N ...) to compare.
+    const char *path = std::getenv("FAULTLINE_PACK");
+    const fl_status st = path && *path ? fl_pack_open_file(path, nullptr, &pack_, nullptr, 0) : fl_pack_open_default(nullptr, &pack_, nullptr, 0);
+    if (st != FL_OK || fl_scanner_create(pack_, nullptr, &scanner_) != FL_OK) std::abort();
   }
   ~Faultline() override {
     fl_scanner_free(scanner_);

@@ -196,6 +196,14 @@ const uint8_t *after_break(const uint8_t *brk, const uint8_t *end) {
   return *brk == '\r' && brk + 1 < end && brk[1] == '\n' ? brk + 2 : brk + 1;
 }
 
+// Set bits of v (SWAR: no popcnt instruction in baseline x86-64, no libgcc call).
+inline uint64_t count_bits64(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (v * 0x0101010101010101ull) >> 56;
+}
+
 // Lines of [p, end) that hold no key: counted, not matched, except those
 // with an ESC byte (ANSI sequences may split a key) which are matched whole.
 void skip_lines(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
@@ -223,8 +231,24 @@ void skip_lines(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8
     line = at + 1;
   };
   const uint8_t *q = p;
-  for (; end - q >= 64; q += 64)
-    for (uint64_t m = line_special_mask64(q); m; m &= m - 1) special(q + __builtin_ctzll(m));
+  for (; end - q >= 64; q += 64) {
+    uint64_t m = line_special_mask64(q);
+    // A block of plain '\n' breaks: count them at once. Only the line that
+    // began before the block can be long enough to be cut.
+    if (m && !escape) {
+      const uint64_t nl = line_newline_mask64(q);
+      if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
+        const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
+        const uint64_t n = count_bits64(m);
+        if (static_cast<size_t>(first - line) > s->max_line_bytes) s->stats.truncated_lines++;
+        s->line_number += n;
+        s->stats.lines += n;
+        line = last_nl + 1;
+        continue;
+      }
+    }
+    for (; m; m &= m - 1) special(q + __builtin_ctzll(m));
+  }
   for (; q < end; q++)
     if (line_special(*q)) special(q);
   s->line_start = s->offset + static_cast<uint64_t>(end - chunk);

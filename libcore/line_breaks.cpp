@@ -23,4 +23,20 @@ uint64_t line_special_mask64(const uint8_t *p) {
 #endif
 }
 
+uint64_t line_newline_mask64(const uint8_t *p) {
+#if defined(__SSE2__)
+  const __m128i nl = _mm_set1_epi8('\n');
+  uint64_t mask = 0;
+  for (int k = 0; k < 4; k++) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
+    mask |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))) << (16 * k);
+  }
+  return mask;
+#else
+  uint64_t mask = 0;
+  for (int i = 0; i < 64; i++) mask |= static_cast<uint64_t>(p[i] == '\n') << i;
+  return mask;
+#endif
+}
+
 }  // namespace faultline

@@ -18,7 +18,7 @@
 
 namespace faultline {
 
-inline constexpr uint32_t kLiteralBitsLog2 = 16;
+inline constexpr uint32_t kLiteralBitsLog2 = 18;
 inline constexpr uint32_t kLiteralBitsBytes = (1u << kLiteralBitsLog2) / 8;
 inline constexpr uint32_t kLiteralMaxStride = 8;
 inline constexpr uint32_t kLiteralBuckets = 8;

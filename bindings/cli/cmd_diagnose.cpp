@@ -1,5 +1,9 @@
 // diagnose, partial, merge: the diagnosis commands.
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -22,6 +26,7 @@ struct Options {
   std::string pack_path;
   std::string output;
   std::vector<std::string> inputs;
+  unsigned jobs = 0;  // files diagnosed at once; 0: one per core
 };
 
 int usage_error(const char *cmd, const char *msg) {
@@ -55,10 +60,18 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
       (a == "--pack" ? o->pack_path : o->output) = argv[++i];
     } else if (a.rfind("--pack=", 0) == 0) {
       o->pack_path = a.substr(7);
+    } else if ((a == "--jobs" || a == "-j") && i + 1 < argc) {
+      const long n = std::strtol(argv[++i], nullptr, 10);
+      if (n < 1 || n > 1024) {
+        *status = usage_error(cmd, "--jobs needs a number from 1 to 1024");
+        return false;
+      }
+      o->jobs = static_cast<unsigned>(n);
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK]%s INPUT...\n"
+      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]%s INPUT...\n"
                   "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
                   "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
+                  "Several files are read in parallel, one per core (--jobs N to choose); the report is the same.\n"
                   "Exit status: 0 failure found (verdict failure or inconclusive), 1 none, 2 error.\n"
                   "Examples:\n"
                   "  faultline %s job.log\n"
@@ -98,24 +111,74 @@ fl_pack *open_pack(const Options &o, const char *cmd) {
   return pack;
 }
 
-bool feed_inputs(fl_diagnoser *d, const Options &o, const char *cmd) {
+// One file into a diagnoser as one source. Progress only when one file is read.
+bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, std::string *err) {
+  if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) {
+    *err = fl_diagnoser_errmsg(d);
+    return false;
+  }
+  bool ok = read_source(
+      f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, err, progress);
+  if (!ok && err->empty()) *err = fl_diagnoser_errmsg(d);
+  if (ok) fl_diagnoser_end_source(d);
+  return ok;
+}
+
+// Several files: worker threads take files in turn, each with its own
+// diagnoser (packs are shared read-only), and their partial reports are
+// merged into `d`. Merging is order-independent, so the report is the one a
+// single thread would give.
+bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::string> &files, unsigned jobs, std::string *err) {
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  bool failed = false;
+  auto worker = [&] {
+    fl_diagnoser *mine = nullptr;
+    if (fl_diagnoser_create(pack, nullptr, &mine) != FL_OK) {
+      std::lock_guard<std::mutex> g(lock);
+      failed = true, *err = "out of memory";
+      return;
+    }
+    for (size_t i; (i = next++) < files.size();) {
+      std::string why;
+      if (!feed_file(mine, files[i], false, &why)) {
+        std::lock_guard<std::mutex> g(lock);
+        if (!failed) *err = why;
+        failed = true;
+        break;
+      }
+    }
+    const void *bytes = nullptr;
+    size_t len = 0;
+    std::lock_guard<std::mutex> g(lock);
+    if (!failed && (fl_diagnoser_partial(mine, &bytes, &len) != FL_OK || fl_diagnoser_merge_partial(d, bytes, len) != FL_OK)) {
+      failed = true;
+      *err = fl_diagnoser_errmsg(d);
+    }
+    fl_diagnoser_free(mine);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; j++) threads.emplace_back(worker);
+  for (auto &t : threads) t.join();
+  return !failed;
+}
+
+bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const char *cmd) {
   std::vector<std::string> files;
   std::string err;
   if (!expand_inputs(o.inputs, &files, &err)) {
     std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
     return false;
   }
-  for (const std::string &f : files) {
-    if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) return false;
-    bool ok = read_source(
-        f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err, true);
-    if (!ok) {
-      std::fprintf(stderr, "faultline %s: %s\n", cmd, err.empty() ? fl_diagnoser_errmsg(d) : err.c_str());
-      return false;
-    }
-    fl_diagnoser_end_source(d);
-  }
-  return true;
+  unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<size_t>(jobs, files.size()));
+  bool ok = true;
+  if (jobs > 1) ok = feed_parallel(d, pack, files, jobs, &err);
+  else
+    for (const std::string &f : files)
+      if (!(ok = feed_file(d, f, true, &err))) break;
+  if (!ok) std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
+  return ok;
 }
 
 // GitHub annotation: ::error file=F,line=N,title=T::message (values escaped as
@@ -191,7 +254,7 @@ int with_diagnoser(const Options &o, const char *cmd, Body body) {
   if (!pack) return kExitError;
   fl_diagnoser *d = nullptr;
   int status = kExitError;
-  if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK) status = body(d);
+  if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK) status = body(d, pack);
   else std::fprintf(stderr, "faultline %s: out of memory\n", cmd);
   fl_diagnoser_free(d);
   fl_pack_free(pack);
@@ -204,8 +267,8 @@ int cmd_diagnose(int argc, char **argv) {
   Options o;
   int status = kExitError;
   if (!parse("diagnose", argc, argv, &o, false, &status)) return status;
-  return with_diagnoser(o, "diagnose", [&](fl_diagnoser *d) {
-    return feed_inputs(d, o, "diagnose") ? report(d, o.format) : kExitError;
+  return with_diagnoser(o, "diagnose", [&](fl_diagnoser *d, const fl_pack *pack) {
+    return feed_inputs(d, pack, o, "diagnose") ? report(d, o.format) : kExitError;
   });
 }
 
@@ -214,8 +277,8 @@ int cmd_partial(int argc, char **argv) {
   int status = kExitError;
   if (!parse("partial", argc, argv, &o, true, &status)) return status;
   if (o.output.empty()) return usage_error("partial", "-o OUT is required");
-  return with_diagnoser(o, "partial", [&](fl_diagnoser *d) {
-    if (!feed_inputs(d, o, "partial")) return kExitError;
+  return with_diagnoser(o, "partial", [&](fl_diagnoser *d, const fl_pack *pack) {
+    if (!feed_inputs(d, pack, o, "partial")) return kExitError;
     return write_partial(d, o.output, "partial");
   });
 }
@@ -224,7 +287,7 @@ int cmd_merge(int argc, char **argv) {
   Options o;
   int status = kExitError;
   if (!parse("merge", argc, argv, &o, true, &status)) return status;
-  return with_diagnoser(o, "merge", [&](fl_diagnoser *d) {
+  return with_diagnoser(o, "merge", [&](fl_diagnoser *d, const fl_pack *) {
     for (const std::string &p : o.inputs) {
       std::string bytes, err;
       if (!read_source(p, [&](const char *b, size_t n) { bytes.append(b, n); return true; }, &err)) {

@@ -160,6 +160,21 @@ class Formats(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertGreaterEqual(len(r.stdout.splitlines()), 2)
 
+    def test_parallel_files_give_the_serial_report(self):
+        # Several files are diagnosed on several threads and merged; the
+        # report must be byte-identical to one thread reading them in turn.
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multirank")
+        jobs = sorted(os.path.join(root, d) for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+        self.assertGreaterEqual(len(jobs), 3)
+        for job in jobs:
+            with self.subTest(job=os.path.basename(job)):
+                serial = flrun.run(["diagnose", "--json", "--jobs", "1", job])
+                for n in ("2", "3", "8"):
+                    parallel = flrun.run(["diagnose", "--json", "--jobs", n, job])
+                    self.assertEqual(parallel.returncode, serial.returncode)
+                    self.assertEqual(parallel.stdout, serial.stdout)
+        self.assertEqual(flrun.run(["diagnose", "--jobs", "0", jobs[0]]).returncode, 2)
+
     def test_every_command_has_help(self):
         for cmd in ("diagnose", "partial", "merge", "run", "explain", "list", "scan", "pack-info", "templates"):
             with self.subTest(cmd=cmd):
