@@ -200,7 +200,7 @@ void diagnose(benchmark::State &st, size_t corpus) {
 }
 
 void flc_compile(benchmark::State &st) {
-  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES + " -o /tmp/faultline-bench.flpack >/dev/null";
+  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES + " -o /tmp/faultline-bench.flpack >/dev/null 2>&1";
   for (auto _ : st)
     if (std::system(cmd.c_str()) != 0) st.SkipWithError("flc compile failed");
 }
