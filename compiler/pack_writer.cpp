@@ -373,8 +373,20 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   };
   auto long_keys = key_vector(lt.long_keys);
   auto short_keys = key_vector(lt.short_keys);
+  // Each reference carries what verifying it needs (where the key starts,
+  // its bytes in long_text): no key table is touched on the hot path.
+  std::vector<uint8_t> long_text;
+  std::vector<uint32_t> text_at;
+  for (uint32_t k : lt.long_keys) {
+    text_at.push_back(static_cast<uint32_t>(long_text.size()));
+    long_text.insert(long_text.end(), plan.keys[k].literal.bytes.begin(), plan.keys[k].literal.bytes.end());
+  }
   std::vector<fb::LiteralRef> refs;
-  for (const auto &[key, offset] : lt.refs) refs.emplace_back(key, offset);
+  for (const auto &[key, offset] : lt.refs) {
+    const LiteralKey &k = plan.keys[lt.long_keys[key]];
+    refs.emplace_back(key, offset, offset + k.anchor, text_at[key], static_cast<uint16_t>(k.literal.bytes.size()),
+                      static_cast<uint8_t>(k.literal.caseless));
+  }
   auto bits_v = b.CreateVector(lt.bits);
   auto slot_grams_v = b.CreateVector(lt.slot_grams);
   auto slot_first_v = b.CreateVector(lt.slot_first);
@@ -383,8 +395,10 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   auto bucket_first_v = b.CreateVector(lt.bucket_first);
   auto masks_v = b.CreateVector(lt.masks);
   auto framing_dfas_v = b.CreateVector(framing_dfas);
+  auto long_text_v = b.CreateVector(long_text);
   auto literal_filter = fb::CreateLiteralFilter(b, plan.complete, plan.stride, long_keys, bits_v, slot_grams_v, slot_first_v,
-                                                slot_count_v, refs_v, short_keys, bucket_first_v, masks_v, framing_dfas_v);
+                                                slot_count_v, refs_v, short_keys, bucket_first_v, masks_v, framing_dfas_v,
+                                                long_text_v);
   result.literal_filter_complete = plan.complete;
 
   auto pack_version = str(opt.pack_version);

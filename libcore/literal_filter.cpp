@@ -27,12 +27,9 @@ inline uint64_t lower64(uint64_t v) {
   return v | (upper >> 2);
 }
 
-// The key's bytes at `start` (which must leave room for all of them),
+// `n` bytes of a key at `start` (which must leave room for all of them),
 // compared 8 bytes at a time: most candidates differ early.
-bool key_equal(const fb::LiteralKey *key, const uint8_t *start) {
-  const uint8_t *k = key->text()->data();
-  const uint32_t n = key->text()->size();
-  const bool fold = key->caseless();
+bool bytes_equal(const uint8_t *start, const uint8_t *k, uint32_t n, bool fold) {
   uint32_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const uint64_t t = load64(start + i);
@@ -41,6 +38,10 @@ bool key_equal(const fb::LiteralKey *key, const uint8_t *start) {
   for (; i < n; i++)
     if ((fold ? literal_lower(start[i]) : start[i]) != k[i]) return false;
   return true;
+}
+
+bool key_equal(const fb::LiteralKey *key, const uint8_t *start) {
+  return bytes_equal(start, key->text()->data(), key->text()->size(), key->caseless());
 }
 
 // A key whose `anchor` byte stands at `at`, if it lies wholly in [begin, end).
@@ -60,10 +61,12 @@ const uint8_t *verify_long(const LiteralFilterView &f, const uint8_t *q, const u
   for (uint32_t tries = 0; tries <= mask && f.slot_count[s]; tries++, s = (s + 1) & mask) {
     if (f.slot_grams[s] != gram) continue;
     for (uint32_t r = f.slot_first[s]; r < f.slot_first[s] + f.slot_count[s]; r++) {
-      const fb::LiteralKey *key = f.long_keys->Get(f.refs[r].key());
-      if (static_cast<size_t>(q - begin) < f.refs[r].offset()) continue;
-      const uint8_t *window = q - f.refs[r].offset();
-      if (key_at(key, window, begin, end) && sink(window - key->anchor(), key)) return window - key->anchor();
+      const fb::LiteralRef &ref = f.refs[r];
+      if (static_cast<size_t>(q - begin) < ref.back()) continue;
+      const uint8_t *start = q - ref.back();
+      if (static_cast<size_t>(end - start) < ref.length()) continue;
+      if (!bytes_equal(start, f.long_text + ref.text(), ref.length(), ref.caseless())) continue;
+      if (sink(start, f.long_keys->Get(ref.key()))) return start;
     }
     return nullptr;
   }
@@ -204,6 +207,7 @@ void literal_filter_view(const fb::LiteralFilter *f, LiteralFilterView *out) {
   out->slot_log2 = static_cast<uint32_t>(__builtin_ctz(f->slot_grams()->size()));
   out->refs = reinterpret_cast<const fb::LiteralRef *>(f->refs()->Data());
   out->framing_dfas = f->framing_dfas();
+  out->long_text = f->long_text() ? f->long_text()->data() : nullptr;
   if (f->short_keys() && f->short_keys()->size()) {
     out->short_keys = f->short_keys();
     out->bucket_first = f->bucket_first()->data();

@@ -44,6 +44,7 @@ struct LiteralFilterView {
   const uint32_t *slot_grams = nullptr, *slot_first = nullptr, *slot_count = nullptr;
   uint32_t slot_log2 = 0;
   const fb::LiteralRef *refs = nullptr;
+  const uint8_t *long_text = nullptr;
   const LiteralKeys *short_keys = nullptr;  // null when there are none
   const uint32_t *bucket_first = nullptr;
   const uint8_t *masks = nullptr;

@@ -85,9 +85,11 @@ Status check_literal_filter(const fb::LiteralFilter *f, uint32_t dfas, ErrorText
     if (first > refs || count > refs - first) return corrupt(err, "literal filter slot outside the reference list", i);
   }
   if (!empty_slot) return corrupt(err, "literal filter hash table has no empty slot", slots);
+  const uint32_t text = vsize(f->long_text());
   for (uint32_t i = 0; i < refs; i++) {
     const fb::LiteralRef *r = f->refs()->Get(i);
-    if (r->key() >= long_keys || r->offset() >= stride) return corrupt(err, "literal filter reference out of range", i);
+    if (r->key() >= long_keys || r->offset() >= stride || r->text() > text || r->length() > text - r->text() || r->length() < 4)
+      return corrupt(err, "literal filter reference out of range", i);
   }
   if (short_keys) {
     if (vsize(f->masks()) != kLiteralMaskBytes || vsize(f->bucket_first()) != kLiteralBuckets + 1)
