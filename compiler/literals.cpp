@@ -339,6 +339,40 @@ std::optional<std::vector<Literal>> required_literals(const regex::Regex &re, si
   return a.best(info, nullptr);
 }
 
+namespace {
+
+// Keys that differ only outside their windows ("Attempted loss scale: 2,
+// reducing to 1" and 29 others) would share one window: every probe hitting
+// it verifies them all. Each long key's window is moved to where its grams
+// are both rare and least shared with other keys' windows.
+void spread_windows(LiteralPlan *plan) {
+  constexpr double kSharedFloor = 50;  // a shared gram costs even when rare in healthy logs
+  const uint32_t stride = plan->stride;
+  std::unordered_map<uint32_t, int> users;
+  auto grams = [&](const LiteralKey &k, uint32_t anchor) {
+    std::vector<uint32_t> g;
+    for (uint32_t i = 0; i < stride; i++) g.push_back(gram_at(k.literal.bytes, anchor + i));
+    return g;
+  };
+  for (const auto &k : plan->keys)
+    if (!k.is_short)
+      for (uint32_t g : grams(k, k.anchor)) users[g]++;
+  for (int pass = 0; pass < 2; pass++)
+    for (auto &k : plan->keys) {
+      if (k.is_short) continue;
+      for (uint32_t g : grams(k, k.anchor)) users[g]--;
+      double best = 1e18;
+      for (uint32_t o = 0; o + stride + 3 <= k.literal.bytes.size(); o++) {
+        double c = 0;
+        for (uint32_t g : grams(k, o)) c += (gram_frequency(g) + kSharedFloor) * (1 + users[g]);
+        if (c < best) best = c, k.anchor = o;
+      }
+      for (uint32_t g : grams(k, k.anchor)) users[g]++;
+    }
+}
+
+}  // namespace
+
 LiteralPlan plan_literals(const std::vector<const regex::Regex *> &patterns, uint32_t forced_stride) {
   LiteralPlan best;
   double best_total = -1;
@@ -367,6 +401,7 @@ LiteralPlan plan_literals(const std::vector<const regex::Regex *> &patterns, uin
       }
       plan.pattern_keys.push_back(ids);
     }
+    spread_windows(&plan);
     if (short_keys) plan.probe_cost += kShortPassCost;
     if (short_keys > kMaxShortKeys && !forced_stride) continue;
     double total = plan.probe_cost + plan.key_cost;
