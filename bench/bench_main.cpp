@@ -250,8 +250,8 @@ int main(int argc, char **argv) {
           ->MinTime(1.0);
   benchmark::RegisterBenchmark("pack open + verify (default pack)", pack_open_verify)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("scanner create", scanner_create)->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("diagnose/healthy", diagnose, 0)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("diagnose/failing", diagnose, 1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("diagnose/healthy", diagnose, 0)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+  benchmark::RegisterBenchmark("diagnose/failing", diagnose, 1)->Unit(benchmark::kMillisecond)->MinTime(2.0);
   benchmark::RegisterBenchmark("flc compile signatures/", flc_compile)->Unit(benchmark::kMillisecond)->Iterations(3);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -102,7 +102,12 @@ def main():
         t = f"{b['real_time']:.3f} {b['time_unit']}"
         p(f"| {name} | {t} | {fmt(gbps(b) if 'bytes_per_second' in b else None)} {'GB/s' if 'bytes_per_second' in b else ''} |")
     p()
-    p(f"## `faultline diagnose` of many files: scaling with `--jobs` ({corpus}, best of 3)")
+    files = [os.path.join(d, f) for d, _, fs in os.walk(corpus) for f in fs]
+    size = sum(os.path.getsize(f) for f in files)
+    p(f"## `faultline diagnose` of many files: scaling with `--jobs`")
+    p()
+    p(f"The healthy logs four times over ({len(files)} files, {size / 2**20:.0f} MiB), whole diagnosis and report, "
+      f"wall time, best of 3. This machine has {os.cpu_count()} logical CPUs.")
     p()
     p("| --jobs | seconds | speed-up |")
     p("|---:|---:|---:|")

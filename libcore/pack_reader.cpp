@@ -1,6 +1,10 @@
 #include "pack_reader.h"
 
 #include "hash.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "literal_filter.h"
 
 namespace faultline {
@@ -145,6 +149,30 @@ Status check_pieces(const fb::Pack *pack, ErrorText *err) {
   return Status::kOk;
 }
 
+// True when every one of n transition targets is below `states`: the
+// tables are most of a pack, and every open checks all of them (SSE2 for the
+// 8- and 16-bit tables, which is what flc writes for all but huge DFAs).
+template <typename T>
+bool all_below(const T *p, size_t n, uint32_t states) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (sizeof(T) <= 2) {
+    const uint32_t cap = sizeof(T) == 1 ? 0xffu : 0xffffu;  // a limit the type can hold
+    const T limit = static_cast<T>(states - 1 > cap ? cap : states - 1);
+    const __m128i lim = sizeof(T) == 1 ? _mm_set1_epi8(static_cast<char>(limit)) : _mm_set1_epi16(static_cast<short>(limit));
+    __m128i over = _mm_setzero_si128();
+    for (; (i + 16 / sizeof(T)) <= n; i += 16 / sizeof(T)) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+      over = _mm_or_si128(over, sizeof(T) == 1 ? _mm_subs_epu8(v, lim) : _mm_subs_epu16(v, lim));  // non-zero where v > limit
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(over, _mm_setzero_si128())) != 0xffff) return false;
+  }
+#endif
+  for (; i < n; i++)
+    if (p[i] >= states) return false;
+  return true;
+}
+
 Status check_dfa(const fb::Dfa *d, uint32_t piece_count, uint32_t i, ErrorText *err) {
   const uint32_t states = d->state_count(), classes = d->class_count();
   if (states == 0 || classes == 0 || classes > 256) return corrupt(err, "DFA state or class count", i);
@@ -154,19 +182,20 @@ Status check_dfa(const fb::Dfa *d, uint32_t piece_count, uint32_t i, ErrorText *
   const uint64_t cells = static_cast<uint64_t>(states) * classes;
   int present = (d->trans8() != nullptr) + (d->trans16() != nullptr) + (d->trans32() != nullptr);
   if (present != 1) return corrupt(err, "DFA must have exactly one transition table", i);
-  uint64_t max_target = 0, size = 0;
+  uint64_t size = 0;
+  bool in_range = false;
   if (d->trans8()) {
     size = d->trans8()->size();
-    for (uint8_t t : *d->trans8()) max_target = t > max_target ? t : max_target;
+    in_range = all_below(d->trans8()->data(), size, states);
   } else if (d->trans16()) {
     size = d->trans16()->size();
-    for (uint16_t t : *d->trans16()) max_target = t > max_target ? t : max_target;
+    in_range = all_below(d->trans16()->data(), size, states);
   } else {
     size = d->trans32()->size();
-    for (uint32_t t : *d->trans32()) max_target = t > max_target ? t : max_target;
+    in_range = all_below(d->trans32()->data(), size, states);
   }
   if (size != cells) return corrupt(err, "DFA transition table size", i);
-  if (max_target >= states) return corrupt(err, "DFA transition to a missing state", i);
+  if (!in_range) return corrupt(err, "DFA transition to a missing state", i);
   if (d->start() >= states || d->accept_base() > states) return corrupt(err, "DFA start state or accept base", i);
   const uint32_t accepting = states - d->accept_base();
   if (vsize(d->accept_offsets()) != accepting + 1) return corrupt(err, "DFA accept offsets length", i);

@@ -264,3 +264,40 @@ TEST_CASE("pack: header counts must agree with the content") {
   CHECK(open_bytes(bytes, &msg) == Status::kPackCorrupt);
   CHECK(msg.find("counts disagree") != std::string::npos);
 }
+
+// The transition check runs 16 targets at a time: an out-of-range target
+// anywhere in a real table (8- or 16-bit) must be found, in a SIMD block or
+// in the tail.
+TEST_CASE("pack: a transition to a missing state is found anywhere in a real table") {
+  std::vector<Signature> sigs;
+  sigs.push_back(fixtures::signature("tables", {"CUDA out of memory", "NCCL WARN [a-z]+ timeout", "(?i)segmentation fault"}));
+  fixtures::Pack pack = fixtures::build(sigs);
+  REQUIRE(fixtures::open(&pack) == Status::kOk);
+  const uint8_t *base = pack.bytes();
+  int checked = 0;
+  for (uint32_t d = 0; d < pack.view.dfa_count(); d++) {
+    const fb::Dfa *dfa = pack.view.root->dfas()->Get(d);
+    const uint32_t states = dfa->state_count();
+    const size_t n = static_cast<size_t>(states) * dfa->class_count();
+    const size_t width = dfa->trans8() ? 1 : dfa->trans16() ? 2 : 4;
+    const uint8_t *table = dfa->trans8() ? dfa->trans8()->data() : dfa->trans16() ? reinterpret_cast<const uint8_t *>(dfa->trans16()->data())
+                                                                                   : reinterpret_cast<const uint8_t *>(dfa->trans32()->data());
+    const size_t at = static_cast<size_t>(table - base);
+    for (size_t cell : {size_t{0}, n / 2, n - 1}) {
+      fixtures::Pack bad = pack;
+      const uint32_t target = width == 1 && states > 255 ? 255 : states;  // the first missing state the width can hold
+      if (target < states) continue;
+      std::memcpy(bad.bytes() + at + cell * width, &target, width);
+      // Re-hash the content so that only the transition is wrong.
+      const uint64_t h = xxh64(bad.bytes() + kPackHeaderBytes, bad.size - kPackHeaderBytes);
+      std::memcpy(bad.bytes() + 24, &h, 8);
+      ErrorText err;
+      CAPTURE(d);
+      CAPTURE(cell);
+      CHECK(fixtures::open(&bad, &err) == Status::kPackCorrupt);
+      CHECK(std::string(err.text).find("transition to a missing state") != std::string::npos);
+      checked++;
+    }
+  }
+  CHECK(checked >= 3);
+}
