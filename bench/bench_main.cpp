@@ -10,6 +10,7 @@
 // FAULTLINE_BENCH_SCALE (default 1) divides every corpus size (smoke runs).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -155,6 +156,8 @@ void scan_benchmark(benchmark::State &st, size_t corpus, size_t engine) {
   benchmark::DoNotOptimize(matches);
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(c.bytes.size()));
   st.counters["matches"] = static_cast<double>(matches);
+  const double lines = static_cast<double>(std::count(c.bytes.begin(), c.bytes.end(), '\n'));
+  st.counters["lines/s"] = benchmark::Counter(lines * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
 }
 
 void pack_open_verify(benchmark::State &st) {

@@ -101,7 +101,7 @@ Corpus giant_line(const Corpus &near, size_t bytes) {
 }
 
 Corpus newline_every_byte(size_t bytes) {
-  return Corpus{"adversarial: every byte a line break", "only '\\n' bytes: empty lines", std::string(bytes, '\n')};
+  return Corpus{"adversarial: every byte a line break", "only line feeds: every line empty", std::string(bytes, '\n')};
 }
 
 Corpus nul_binary(size_t bytes) {
