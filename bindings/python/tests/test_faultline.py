@@ -81,6 +81,8 @@ class Streaming(unittest.TestCase):
             self.assertEqual(oom[0].captures.get("requested"), "2.00 GiB")
             self.assertEqual(oom[0].line_number, 1)
             self.assertEqual(sc.stats()["lines"], 2)
+            # Only the OOM line holds a key of the literal filter.
+            self.assertEqual(sc.stats()["candidate_lines"], 1)
 
     def test_pack_pages_and_entries(self):
         with faultline.Pack.default() as pack:
