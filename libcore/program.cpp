@@ -12,6 +12,21 @@ bool is_word_byte(uint8_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+// A zero-width assertion at position `at` of the line.
+bool assert_holds(uint32_t kind, const uint8_t *line, size_t len, size_t at) {
+  switch (kind) {
+    case kAssertLineStart: return at == 0;
+    case kAssertLineEnd: return at == len;
+    case kAssertWordBoundary:
+    case kAssertNotWordBoundary: {
+      bool before = at > 0 && is_word_byte(line[at - 1]);
+      bool after = at < len && is_word_byte(line[at]);
+      return (before != after) == (kind == kAssertWordBoundary);
+    }
+    default: return false;
+  }
+}
+
 // One list of threads: dense[] in priority order, sparse[pc] -> index.
 struct ThreadList {
   uint32_t *sparse;
@@ -40,19 +55,7 @@ struct Vm {
   Frame *stack;
   int32_t *work;  // current capture slots while following epsilons
 
-  bool check_assert(uint32_t kind, size_t at) const {
-    switch (kind) {
-      case kAssertLineStart: return at == 0;
-      case kAssertLineEnd: return at == len;
-      case kAssertWordBoundary:
-      case kAssertNotWordBoundary: {
-        bool before = at > 0 && is_word_byte(line[at - 1]);
-        bool after = at < len && is_word_byte(line[at]);
-        return (before != after) == (kind == kAssertWordBoundary);
-      }
-      default: return false;
-    }
-  }
+  bool check_assert(uint32_t kind, size_t at) const { return assert_holds(kind, line, len, at); }
 
   // Adds pc and everything reachable from it by epsilon edges at position
   // `at`, with capture slots `work` (modified and restored in place).
@@ -174,7 +177,6 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
                         insn_x(p.insns[2]) == kAssertLineStart;
   int first_byte = -1;
   if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte) first_byte = static_cast<int>(insn_x(p.insns[2]));
-  auto word_byte = [&](size_t at) { return at < len && is_word_byte(line[at]); };
   // Starts in order, each explored depth-first in priority order: the first
   // Match reached is the leftmost-first match. A (pc, pos) explored once
   // failed and fails again from any later start, so it is never redone.
@@ -230,13 +232,7 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
           continue;
         }
         // kOpAssert
-        bool ok = false;
-        switch (x) {
-          case kAssertLineStart: ok = at == 0; break;
-          case kAssertLineEnd: ok = at == len; break;
-          default: ok = ((at > 0 && is_word_byte(line[at - 1])) != word_byte(at)) == (x == kAssertWordBoundary); break;
-        }
-        if (!ok) break;
+        if (!assert_holds(x, line, len, at)) break;
         pc++;
       }
     }
