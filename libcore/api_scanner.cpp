@@ -232,11 +232,11 @@ void skip_lines(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8
   };
   const uint8_t *q = p;
   for (; end - q >= 64; q += 64) {
-    uint64_t m = line_special_mask64(q);
+    uint64_t m = 0, nl = 0;
+    line_masks64(q, &m, &nl);
     // A block of plain '\n' breaks: count them at once. Only the line that
     // began before the block can be long enough to be cut.
     if (m && !escape) {
-      const uint64_t nl = line_newline_mask64(q);
       if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
         const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
         const uint64_t n = count_bits64(m);

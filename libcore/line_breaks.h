@@ -9,11 +9,9 @@
 
 namespace faultline {
 
-// Bit i set when p[i] is '\n', '\r' or ESC (0x1b), for i < 64. Reads 64 bytes.
-uint64_t line_special_mask64(const uint8_t *p);
-
-// Bit i set when p[i] is '\n', for i < 64. Reads 64 bytes.
-uint64_t line_newline_mask64(const uint8_t *p);
+// Of the 64 bytes at p (all read): bit i of *special set when p[i] is '\n',
+// '\r' or ESC (0x1b), of *newline when it is '\n'.
+void line_masks64(const uint8_t *p, uint64_t *special, uint64_t *newline);
 
 inline bool line_special(uint8_t c) { return c == '\n' || c == '\r' || c == 0x1b; }
 
