@@ -388,17 +388,16 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
                       static_cast<uint8_t>(k.literal.caseless));
   }
   auto bits_v = b.CreateVector(lt.bits);
-  auto slot_grams_v = b.CreateVector(lt.slot_grams);
-  auto slot_first_v = b.CreateVector(lt.slot_first);
-  auto slot_count_v = b.CreateVector(lt.slot_count);
+  std::vector<fb::LiteralSlot> slots;
+  for (size_t i = 0; i < lt.slot_grams.size(); i++) slots.emplace_back(lt.slot_grams[i], lt.slot_first[i], lt.slot_count[i]);
+  auto slots_v = b.CreateVectorOfStructs(slots);
   auto refs_v = b.CreateVectorOfStructs(refs);
   auto bucket_first_v = b.CreateVector(lt.bucket_first);
   auto masks_v = b.CreateVector(lt.masks);
   auto framing_dfas_v = b.CreateVector(framing_dfas);
   auto long_text_v = b.CreateVector(long_text);
-  auto literal_filter = fb::CreateLiteralFilter(b, plan.complete, plan.stride, long_keys, bits_v, slot_grams_v, slot_first_v,
-                                                slot_count_v, refs_v, short_keys, bucket_first_v, masks_v, framing_dfas_v,
-                                                long_text_v);
+  auto literal_filter = fb::CreateLiteralFilter(b, plan.complete, plan.stride, long_keys, bits_v, slots_v, refs_v, short_keys,
+                                                bucket_first_v, masks_v, framing_dfas_v, long_text_v);
   result.literal_filter_complete = plan.complete;
 
   auto pack_version = str(opt.pack_version);

@@ -58,9 +58,10 @@ template <typename Sink>
 const uint8_t *verify_long(const LiteralFilterView &f, const uint8_t *q, const uint8_t *begin, const uint8_t *end, Sink &sink) {
   const uint32_t gram = literal_load_gram(q), mask = (1u << f.slot_log2) - 1;
   uint32_t s = literal_slot(gram, f.slot_log2);
-  for (uint32_t tries = 0; tries <= mask && f.slot_count[s]; tries++, s = (s + 1) & mask) {
-    if (f.slot_grams[s] != gram) continue;
-    for (uint32_t r = f.slot_first[s]; r < f.slot_first[s] + f.slot_count[s]; r++) {
+  for (uint32_t tries = 0; tries <= mask && f.slots[s].count(); tries++, s = (s + 1) & mask) {
+    const fb::LiteralSlot &slot = f.slots[s];
+    if (slot.gram() != gram) continue;
+    for (uint32_t r = slot.first(); r < slot.first() + slot.count(); r++) {
       const fb::LiteralRef &ref = f.refs[r];
       if (static_cast<size_t>(q - begin) < ref.back()) continue;
       const uint8_t *start = q - ref.back();
@@ -201,10 +202,8 @@ void literal_filter_view(const fb::LiteralFilter *f, LiteralFilterView *out) {
   out->stride = f->stride();
   out->long_keys = f->long_keys();
   out->bits = f->bits()->data();
-  out->slot_grams = f->slot_grams()->data();
-  out->slot_first = f->slot_first()->data();
-  out->slot_count = f->slot_count()->data();
-  out->slot_log2 = static_cast<uint32_t>(__builtin_ctz(f->slot_grams()->size()));
+  out->slots = reinterpret_cast<const fb::LiteralSlot *>(f->slots()->Data());
+  out->slot_log2 = static_cast<uint32_t>(__builtin_ctz(f->slots()->size()));
   out->refs = reinterpret_cast<const fb::LiteralRef *>(f->refs()->Data());
   out->framing_dfas = f->framing_dfas();
   out->long_text = f->long_text() ? f->long_text()->data() : nullptr;

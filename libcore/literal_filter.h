@@ -41,7 +41,7 @@ struct LiteralFilterView {
   uint32_t stride = 1;
   const LiteralKeys *long_keys = nullptr;
   const uint8_t *bits = nullptr;
-  const uint32_t *slot_grams = nullptr, *slot_first = nullptr, *slot_count = nullptr;
+  const fb::LiteralSlot *slots = nullptr;
   uint32_t slot_log2 = 0;
   const fb::LiteralRef *refs = nullptr;
   const uint8_t *long_text = nullptr;

@@ -72,10 +72,10 @@ Status check_literal_filter(const fb::LiteralFilter *f, uint32_t dfas, ErrorText
   if (f->framing_dfas())
     for (uint32_t d : *f->framing_dfas())
       if (d >= dfas) return corrupt(err, "literal filter framing DFA out of range", d);
-  const uint32_t stride = f->stride(), slots = vsize(f->slot_grams());
+  const uint32_t stride = f->stride(), slots = vsize(f->slots());
   if (stride < 1 || stride > kLiteralMaxStride) return corrupt(err, "literal filter stride out of range", stride);
   if (vsize(f->bits()) != kLiteralBitsBytes) return corrupt(err, "literal filter bit set has the wrong size", vsize(f->bits()));
-  if (slots < 2 || (slots & (slots - 1)) || vsize(f->slot_first()) != slots || vsize(f->slot_count()) != slots)
+  if (slots < 2 || (slots & (slots - 1)))
     return corrupt(err, "literal filter hash table has the wrong shape", slots);
   Status st = check_literal_keys(f->long_keys(), stride + 3, stride + 3, dfas, "literal filter long key shorter than its window", err);
   if (st != Status::kOk) return st;
@@ -84,7 +84,7 @@ Status check_literal_filter(const fb::LiteralFilter *f, uint32_t dfas, ErrorText
   const uint32_t refs = vsize(f->refs()), long_keys = vsize(f->long_keys()), short_keys = vsize(f->short_keys());
   bool empty_slot = false;
   for (uint32_t i = 0; i < slots; i++) {
-    const uint32_t first = f->slot_first()->Get(i), count = f->slot_count()->Get(i);
+    const uint32_t first = f->slots()->Get(i)->first(), count = f->slots()->Get(i)->count();
     empty_slot = empty_slot || count == 0;
     if (first > refs || count > refs - first) return corrupt(err, "literal filter slot outside the reference list", i);
   }
