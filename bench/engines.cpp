@@ -124,39 +124,24 @@ int on_hs_match(unsigned id, unsigned long long, unsigned long long to, unsigned
   return 0;
 }
 
-class VectorscanBlock : public Engine {
+// Block mode scans the whole text in one call; streaming mode feeds it in
+// chunks as a log arrives, carrying state across them.
+class Vectorscan : public Engine {
  public:
-  VectorscanBlock(hs_database_t *db, size_t patterns) : db_(db), patterns_(patterns) { hs_alloc_scratch(db_, &scratch_); }
-  ~VectorscanBlock() override {
-    hs_free_scratch(scratch_);
-    hs_free_database(db_);
-  }
-  std::string name() const override { return "Vectorscan (block)"; }
-  uint64_t scan(const std::string &text) override {
-    counter_.reset(text, patterns_);
-    hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch_, on_hs_match, &counter_);
-    return counter_.count;
-  }
-
- private:
-  hs_database_t *db_;
-  hs_scratch_t *scratch_ = nullptr;
-  size_t patterns_;
-  LineCounter counter_;
-};
-
-class VectorscanStream : public Engine {
- public:
-  VectorscanStream(hs_database_t *db, size_t patterns, size_t chunk) : db_(db), patterns_(patterns), chunk_(chunk) {
+  Vectorscan(hs_database_t *db, size_t patterns, size_t chunk) : db_(db), patterns_(patterns), chunk_(chunk) {
     hs_alloc_scratch(db_, &scratch_);
   }
-  ~VectorscanStream() override {
+  ~Vectorscan() override {
     hs_free_scratch(scratch_);
     hs_free_database(db_);
   }
-  std::string name() const override { return "Vectorscan (streaming)"; }
+  std::string name() const override { return chunk_ ? "Vectorscan (streaming)" : "Vectorscan (block)"; }
   uint64_t scan(const std::string &text) override {
     counter_.reset(text, patterns_);
+    if (!chunk_) {
+      hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch_, on_hs_match, &counter_);
+      return counter_.count;
+    }
     hs_stream_t *stream = nullptr;
     hs_open_stream(db_, 0, &stream);
     for (size_t at = 0; at < text.size(); at += chunk_)
@@ -168,7 +153,7 @@ class VectorscanStream : public Engine {
  private:
   hs_database_t *db_;
   hs_scratch_t *scratch_ = nullptr;
-  size_t patterns_, chunk_;
+  size_t patterns_, chunk_;  // chunk_ 0: block mode
   LineCounter counter_;
 };
 #endif
@@ -229,7 +214,7 @@ std::unique_ptr<Engine> make_memchr() { return std::make_unique<Memchr>(); }
 std::unique_ptr<Engine> make_vectorscan_block(const std::vector<std::string> &patterns, std::string *why) {
 #ifdef FAULTLINE_BENCH_VECTORSCAN
   hs_database_t *db = compile_hs(patterns, HS_MODE_BLOCK, why);
-  return db ? std::make_unique<VectorscanBlock>(db, patterns.size()) : nullptr;
+  return db ? std::make_unique<Vectorscan>(db, patterns.size(), 0) : nullptr;
 #else
   (void)patterns;
   *why = "not built: libvectorscan-dev was not found";
@@ -240,7 +225,7 @@ std::unique_ptr<Engine> make_vectorscan_block(const std::vector<std::string> &pa
 std::unique_ptr<Engine> make_vectorscan_stream(const std::vector<std::string> &patterns, size_t chunk_bytes, std::string *why) {
 #ifdef FAULTLINE_BENCH_VECTORSCAN
   hs_database_t *db = compile_hs(patterns, HS_MODE_STREAM, why);
-  return db ? std::make_unique<VectorscanStream>(db, patterns.size(), chunk_bytes) : nullptr;
+  return db ? std::make_unique<Vectorscan>(db, patterns.size(), chunk_bytes) : nullptr;
 #else
   (void)patterns, (void)chunk_bytes;
   *why = "not built: libvectorscan-dev was not found";

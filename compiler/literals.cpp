@@ -209,8 +209,9 @@ class Analyzer {
     Set exact, req;
     bool all_exact = true, all_req = true;
     double cost = 0;
-    for (const auto &k : n.kids) {
-      Info kid = analyze(*k);
+    std::vector<Info> kids;
+    for (const auto &k : n.kids) kids.push_back(analyze(*k));
+    for (const Info &kid : kids) {
       if (kid.exact && all_exact) {
         for (const auto &l : *kid.exact)
           if (std::find(exact.begin(), exact.end(), l) == exact.end()) exact.push_back(l);
@@ -228,17 +229,16 @@ class Analyzer {
     }
     if (all_exact && exact.size() <= kMaxSet) info.exact = exact;
     if (all_req && req.size() <= kMaxSet) info.req = req, info.req_cost = cost;
-    info.prefix = join(n, true);
-    info.suffix = join(n, false);
+    info.prefix = join(kids, true);
+    info.suffix = join(kids, false);
     if (info.exact) offer(&info, *info.exact);
     return info;
   }
 
   // Union of the kids' prefixes (or suffixes), when every kid has them.
-  std::optional<Set> join(const regex::Node &n, bool prefix) {
+  static std::optional<Set> join(const std::vector<Info> &kids, bool prefix) {
     Set out;
-    for (const auto &k : n.kids) {
-      Info kid = analyze(*k);
+    for (const Info &kid : kids) {
       const std::optional<Set> &part = prefix ? starts(kid) : ends(kid);
       if (!part) return std::nullopt;
       for (const auto &l : *part)
@@ -451,17 +451,13 @@ LiteralTables build_literal_tables(const LiteralPlan &plan) {
   // Hash table at most half full: probes for absent grams stop early.
   uint32_t log2 = 4;
   while ((1u << log2) < 2 * gram_refs.size()) log2++;
-  t.slot_grams.assign(1u << log2, 0);
-  t.slot_first.assign(1u << log2, 0);
-  t.slot_count.assign(1u << log2, 0);
+  t.slots.assign(1u << log2, LiteralTables::Slot{});
   for (const auto &[gram, refs] : gram_refs) {
     const uint32_t b = literal_bit(gram);
     t.bits[b >> 3] |= static_cast<uint8_t>(1u << (b & 7));
     uint32_t s = literal_slot(gram, log2);
-    while (t.slot_count[s]) s = (s + 1) & ((1u << log2) - 1);
-    t.slot_grams[s] = gram;
-    t.slot_first[s] = static_cast<uint32_t>(t.refs.size());
-    t.slot_count[s] = static_cast<uint32_t>(refs.size());
+    while (t.slots[s].count) s = (s + 1) & ((1u << log2) - 1);
+    t.slots[s] = LiteralTables::Slot{gram, static_cast<uint32_t>(t.refs.size()), static_cast<uint32_t>(refs.size())};
     t.refs.insert(t.refs.end(), refs.begin(), refs.end());
   }
 

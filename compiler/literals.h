@@ -60,7 +60,10 @@ LiteralPlan plan_literals(const std::vector<const regex::Regex *> &patterns, uin
 struct LiteralTables {
   std::vector<uint32_t> long_keys, short_keys;  // plan key indices; short keys grouped by bucket
   std::vector<uint8_t> bits;                    // kLiteralBitsBytes
-  std::vector<uint32_t> slot_grams, slot_first, slot_count;
+  struct Slot {
+    uint32_t gram = 0, first = 0, count = 0;  // count 0: empty
+  };
+  std::vector<Slot> slots;                      // power of two, linear probing
   std::vector<std::pair<uint32_t, uint32_t>> refs;  // (index into long_keys, offset in window)
   std::vector<uint32_t> bucket_first;           // kLiteralBuckets + 1
   std::vector<uint8_t> masks;                   // kLiteralMaskBytes

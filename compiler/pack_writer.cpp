@@ -206,15 +206,12 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
       if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
       if (p >= entry_patterns && std::find(framing_dfas.begin(), framing_dfas.end(), d) == framing_dfas.end()) framing_dfas.push_back(d);
     }
-  auto key_dfas = [&](uint32_t key) {
-    std::vector<uint32_t> out;
-    for (uint32_t p = 0; p < entry_patterns; p++)
-      if (std::find(plan.pattern_keys[p].begin(), plan.pattern_keys[p].end(), key) != plan.pattern_keys[p].end())
-        for (uint32_t d : pattern_dfas[p])
-          if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
-    std::sort(out.begin(), out.end());
-    return out;
-  };
+  std::vector<std::vector<uint32_t>> key_dfas(plan.keys.size());
+  for (uint32_t p = 0; p < entry_patterns; p++)
+    for (uint32_t k : plan.pattern_keys[p])
+      for (uint32_t d : pattern_dfas[p])
+        if (std::find(key_dfas[k].begin(), key_dfas[k].end(), d) == key_dfas[k].end()) key_dfas[k].push_back(d);
+  for (auto &v : key_dfas) std::sort(v.begin(), v.end());
   if (!opt.emit_ragel_dir.empty()) {
     std::filesystem::create_directories(opt.emit_ragel_dir);
     for (size_t i = 0; i < dfas.size(); i++) {
@@ -366,7 +363,7 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
     for (uint32_t k : ids) {
       const LiteralKey &key = plan.keys[k];
       auto text = b.CreateVector(reinterpret_cast<const uint8_t *>(key.literal.bytes.data()), key.literal.bytes.size());
-      auto dfas_v = b.CreateVector(key_dfas(k));
+      auto dfas_v = b.CreateVector(key_dfas[k]);
       keys.push_back(fb::CreateLiteralKey(b, text, key.literal.caseless, key.anchor, dfas_v));
     }
     return b.CreateVector(keys);
@@ -389,7 +386,7 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
   }
   auto bits_v = b.CreateVector(lt.bits);
   std::vector<fb::LiteralSlot> slots;
-  for (size_t i = 0; i < lt.slot_grams.size(); i++) slots.emplace_back(lt.slot_grams[i], lt.slot_first[i], lt.slot_count[i]);
+  for (const auto &s : lt.slots) slots.emplace_back(s.gram, s.first, s.count);
   auto slots_v = b.CreateVectorOfStructs(slots);
   auto refs_v = b.CreateVectorOfStructs(refs);
   auto bucket_first_v = b.CreateVector(lt.bucket_first);
