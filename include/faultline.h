@@ -366,6 +366,12 @@ FL_API void fl_scanner_free(fl_scanner *scanner);
  *   fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len);  // faultline.report/1
  *   fl_diagnoser_free(d);
  *
+ * Out of memory: a call that adds evidence (begin_source, feed, end_source,
+ * merge_partial, and the source a report or partial closes) and fails with
+ * FL_E_NOMEM has lost evidence; every later call but fl_diagnoser_free then
+ * returns FL_E_NOMEM, rather than a diagnosis of part of the logs. A report,
+ * result or partial that fails only in its own rendering can be retried.
+ *
  * Scale out: each node saves its evidence as a partial
  * (fl_diagnoser_partial); a collector merges partials in any order
  * (fl_diagnoser_merge_partial) and reports exactly what diagnosing all logs

@@ -1,18 +1,28 @@
 // The allocator an object was created with (fl_allocator, or malloc/free).
-// Every allocation of a pack or scanner goes through it.
+// Every allocation of a pack, scanner or diagnoser goes through it, and names
+// the source line that asked for it: tests fail each site in turn and count
+// them (tests/api/alloc_failure_test.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
-#include <cstdlib>
+#include <cstdint>
+#include <source_location>
 
 #include "faultline.h"
 
 namespace faultline {
 
+// Called with the site of every allocation when set. A test seam, unset in
+// production: one relaxed load per allocation, and none is on the scan path.
+using AllocSiteHook = void (*)(const char *file, unsigned line);
+extern std::atomic<AllocSiteHook> g_alloc_site_hook;
+
 struct Allocator {
   void *(*alloc_fn)(void *ctx, size_t size) = nullptr;
   void (*free_fn)(void *ctx, void *ptr) = nullptr;
   void *ctx = nullptr;
+  uint64_t *failures = nullptr;  // when set, counts allocations that returned NULL
 
   static Allocator from(const fl_allocator *a) {
     Allocator out;
@@ -23,14 +33,12 @@ struct Allocator {
     }
     return out;
   }
-  void *allocate(size_t n) const { return alloc_fn ? alloc_fn(ctx, n) : std::malloc(n); }
-  void release(void *p) const {
-    if (!p) return;
-    if (free_fn) free_fn(ctx, p);
-    else std::free(p);
-  }
+  // Out of line, so that alloc.cpp is the one object of the library that
+  // calls malloc and free (tests/api/alloc_symbols_test.sh checks).
+  void *allocate(size_t n, std::source_location site = std::source_location::current()) const;
+  void release(void *p) const;
   // Zeroed memory for n items of size each; NULL on overflow or failure.
-  void *allocate_zeroed(size_t n, size_t size) const;
+  void *allocate_zeroed(size_t n, size_t size, std::source_location site = std::source_location::current()) const;
 };
 
 }  // namespace faultline

@@ -10,8 +10,21 @@
 
 using namespace faultline;
 
+namespace {
+
+Allocator counted(Allocator a, uint64_t *failures) {
+  a.failures = failures;
+  return a;
+}
+
+}  // namespace
+
 struct fl_diagnoser {
-  explicit fl_diagnoser(const Allocator &a) : alloc(a), evidence(a), out(a) {}
+  explicit fl_diagnoser(const Allocator &a) : alloc(counted(a, &alloc_failures)), evidence(alloc), out(alloc) {}
+  // Every allocation failure is counted, wherever it is handled, so that no
+  // call can return FL_OK with a result that an allocation failure changed.
+  uint64_t alloc_failures = 0;
+  bool evidence_lost = false;       // a failure lost evidence: every later diagnosis would be wrong
   const fl_pack *pack = nullptr;
   Allocator alloc;
   fl_scanner *scanner = nullptr;
@@ -48,19 +61,49 @@ void close_source(fl_diagnoser *d) {
 }
 
 fl_status nomem(fl_diagnoser *d) {
-  std::snprintf(d->errmsg, sizeof d->errmsg, "out of memory");
+  std::snprintf(d->errmsg, sizeof d->errmsg, "%s",
+                d->evidence_lost ? "out of memory: evidence was lost, this diagnoser can only be freed"
+                                 : "out of memory");
   return FL_E_NOMEM;
+}
+
+// Runs `step`, which adds evidence. An allocation failing in it loses some
+// for good, so the diagnoser refuses every later call.
+template <typename Fn>
+fl_status add_evidence(fl_diagnoser *d, Fn step) {
+  if (d->evidence_lost) return nomem(d);
+  uint64_t failures = d->alloc_failures;
+  fl_status st = step();
+  if (d->alloc_failures != failures || d->evidence.failed() || st == FL_E_NOMEM) {
+    d->evidence_lost = true;
+    return nomem(d);
+  }
+  return st;
+}
+
+// Runs `step`, which only reads the evidence: a failure fails this call alone.
+template <typename Fn>
+fl_status read_evidence(fl_diagnoser *d, Fn step) {
+  fl_status st = add_evidence(d, [&] {
+    close_source(d);
+    return FL_OK;
+  });
+  if (st != FL_OK) return st;
+  uint64_t failures = d->alloc_failures;
+  st = step();
+  return d->alloc_failures != failures || st == FL_E_NOMEM ? nomem(d) : st;
 }
 
 // Runs the diagnosis; `run` receives the result while the evidence is canonical.
 template <typename Fn>
 fl_status with_diagnosis(fl_diagnoser *d, Fn run) {
-  close_source(d);
-  d->evidence.canonicalize();
-  if (d->evidence.failed()) return nomem(d);
-  Diagnosis diag(d->alloc);
-  if (!diagnose(d->evidence, d->pack->view, &diag)) return nomem(d);
-  return run(diag);
+  return read_evidence(d, [&] {
+    d->evidence.canonicalize();
+    if (d->evidence.failed()) return FL_E_NOMEM;
+    Diagnosis diag(d->alloc);
+    if (!diagnose(d->evidence, d->pack->view, &diag)) return FL_E_NOMEM;
+    return run(diag);
+  });
 }
 
 }  // namespace
@@ -97,13 +140,15 @@ fl_status fl_diagnoser_create(const fl_pack *pack, const fl_diagnoser_options *o
 
 fl_status fl_diagnoser_begin_source(fl_diagnoser *d, const char *name) {
   if (!d || !name) return FL_E_INVALID_ARG;
-  close_source(d);
-  uint32_t s = d->evidence.begin_source(name, std::strlen(name));
-  if (s == kNoEntry || d->evidence.failed()) return nomem(d);
-  d->source = s;
-  d->source_bytes = 0;
-  d->lines_at_begin = scanner_lines(d);
-  return FL_OK;
+  return add_evidence(d, [&] {
+    close_source(d);
+    uint32_t s = d->evidence.begin_source(name, std::strlen(name));
+    if (s == kNoEntry) return FL_E_NOMEM;
+    d->source = s;
+    d->source_bytes = 0;
+    d->lines_at_begin = scanner_lines(d);
+    return FL_OK;
+  });
 }
 
 fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t len) {
@@ -112,42 +157,55 @@ fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t len) {
     fl_status st = fl_diagnoser_begin_source(d, "-");
     if (st != FL_OK) return st;
   }
-  d->source_bytes += len;
-  fl_status st = fl_scanner_feed(d->scanner, bytes, len, on_event, d);
-  if (st != FL_OK) return st;
-  return d->evidence.failed() ? nomem(d) : FL_OK;
+  return add_evidence(d, [&] {
+    d->source_bytes += len;
+    return fl_scanner_feed(d->scanner, bytes, len, on_event, d);
+  });
 }
 
 fl_status fl_diagnoser_end_source(fl_diagnoser *d) {
   if (!d) return FL_E_INVALID_ARG;
-  close_source(d);
-  return d->evidence.failed() ? nomem(d) : FL_OK;
+  return add_evidence(d, [&] {
+    close_source(d);
+    return FL_OK;
+  });
 }
 
 fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_t *len) {
   if (bytes) *bytes = nullptr;
   if (len) *len = 0;
   if (!d || !bytes || !len) return FL_E_INVALID_ARG;
-  close_source(d);
-  d->out.clear();
-  if (!d->evidence.serialize(&d->out)) return nomem(d);
-  *bytes = d->out.data();
-  *len = d->out.size();
-  return FL_OK;
+  return read_evidence(d, [&] {
+    d->out.reset();
+    if (!d->evidence.serialize(&d->out)) return FL_E_NOMEM;
+    *bytes = d->out.data();
+    *len = d->out.size();
+    return FL_OK;
+  });
 }
 
 fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t len) {
   if (!d || (!bytes && len)) return FL_E_INVALID_ARG;
-  close_source(d);
+  fl_status st = add_evidence(d, [&] {
+    close_source(d);
+    return FL_OK;
+  });
+  if (st != FL_OK) return st;
+  // Decoding fills a separate Evidence: a failure there loses nothing yet.
   Evidence other(d->alloc);
   other.set_pack(&d->pack->view);
   ErrorText err;
+  uint64_t failures = d->alloc_failures;
   if (!other.deserialize(static_cast<const uint8_t *>(bytes), len, &err)) {
+    if (d->alloc_failures != failures || other.failed()) return nomem(d);
     std::snprintf(d->errmsg, sizeof d->errmsg, "%s", err.text);
-    return other.failed() ? FL_E_NOMEM : FL_E_INVALID_ARG;
+    return FL_E_INVALID_ARG;
   }
-  d->evidence.merge(other);
-  return d->evidence.failed() ? nomem(d) : FL_OK;
+  if (d->alloc_failures != failures) return nomem(d);
+  return add_evidence(d, [&] {
+    d->evidence.merge(other);
+    return FL_OK;
+  });
 }
 
 fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, size_t *len) {
@@ -155,14 +213,14 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
   if (len) *len = 0;
   if (!d || !text || format < FL_REPORT_JSON || format > FL_REPORT_SUMMARY) return FL_E_INVALID_ARG;
   return with_diagnosis(d, [&](const Diagnosis &diag) {
-    d->out.clear();
+    d->out.reset();
     ReportInput in{d->evidence, d->pack->view, diag};
     if (format == FL_REPORT_JSON) render_json(in, &d->out);
     else if (format == FL_REPORT_SUMMARY) render_summary(in, &d->out);
     else render_text(in, format == FL_REPORT_TEXT_COLOR, &d->out);
     if (format == FL_REPORT_SUMMARY && d->out.size() > 1023) d->out.truncate(1023);
     const char *s = d->out.c_str();
-    if (d->out.failed()) return nomem(d);
+    if (d->out.failed()) return FL_E_NOMEM;
     *text = s;
     if (len) *len = d->out.size();
     return FL_OK;

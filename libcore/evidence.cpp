@@ -383,7 +383,7 @@ void Evidence::merge(const Evidence &o) {
       SourceRec r = s;
       r.name = copy_from(o, s.name);
       r.bytes = r.lines = 0;
-      sources.push(r);
+      if (!sources.push(r)) return;
       idx = static_cast<uint32_t>(sources.size() - 1);
     }
     sources[idx].bytes += s.bytes;
@@ -452,10 +452,11 @@ void Evidence::canonicalize() {
     return c != 0 ? c < 0 : x.len < y.len;
   });
   for (uint32_t i = 0; i < n; i++) rank_of.push(0);
+  if (rank_of.failed()) return;
   for (uint32_t i = 0; i < n; i++) rank_of[order[i]] = i;
   Vec<SourceRec> sorted(alloc_);
   for (uint32_t i = 0; i < n; i++) sorted.push(sources[order[i]]);
-  if (sorted.failed() || rank_of.failed()) return;
+  if (sorted.failed()) return;
   sources.swap(sorted);
   for (auto &g : groups) g.source = rank_of[g.source];
   for (auto &h : hints) h.source = rank_of[h.source];

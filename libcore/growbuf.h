@@ -3,11 +3,13 @@
 // through the object's Allocator, never throw, and hold only trivially
 // copyable items. A failed allocation sets a sticky `failed` flag: callers
 // check it once at the end of an operation instead of after every append.
+// Growing methods pass their caller's line to the allocator as the site.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <type_traits>
 
 #include "alloc.h"
@@ -39,14 +41,16 @@ class Vec {
   const T *end() const { return data_ + size_; }
   T &back() { return data_[size_ - 1]; }
 
-  bool reserve(size_t n) {
+  using Site = std::source_location;
+
+  bool reserve(size_t n, Site site = Site::current()) {
     if (n <= cap_) return true;
     size_t cap = cap_ ? cap_ : 8;
     while (cap < n) {
       if (cap > (SIZE_MAX / sizeof(T)) / 2) return fail();
       cap *= 2;
     }
-    T *p = static_cast<T *>(alloc_.allocate(cap * sizeof(T)));
+    T *p = static_cast<T *>(alloc_.allocate(cap * sizeof(T), site));
     if (!p) return fail();
     if (size_) std::memcpy(static_cast<void *>(p), data_, size_ * sizeof(T));
     alloc_.release(data_);
@@ -54,19 +58,24 @@ class Vec {
     cap_ = cap;
     return true;
   }
-  bool push(const T &v) {
-    if (size_ == cap_ && !reserve(size_ + 1)) return false;
+  bool push(const T &v, Site site = Site::current()) {
+    if (size_ == cap_ && !reserve(size_ + 1, site)) return false;
     data_[size_++] = v;
     return true;
   }
-  bool append(const T *p, size_t n) {
+  bool append(const T *p, size_t n, Site site = Site::current()) {
     if (n == 0) return true;
-    if (n > SIZE_MAX - size_ || !reserve(size_ + n)) return fail();
+    if (n > SIZE_MAX - size_ || !reserve(size_ + n, site)) return fail();
     std::memcpy(static_cast<void *>(data_ + size_), p, n * sizeof(T));
     size_ += n;
     return true;
   }
   void clear() { size_ = 0; }
+  // Empty, and a failed allocation forgotten: for buffers that are rebuilt.
+  void reset() {
+    size_ = 0;
+    failed_ = false;
+  }
   void truncate(size_t n) {
     if (n < size_) size_ = n;
   }
@@ -97,9 +106,9 @@ class Vec {
 class Text : public Vec<char> {
  public:
   using Vec<char>::Vec;
-  void add(const char *s) { append(s, std::strlen(s)); }
-  void add(const char *s, size_t n) { append(s, n); }
-  void addc(char c) { push(c); }
+  void add(const char *s, Site site = Site::current()) { append(s, std::strlen(s), site); }
+  void add(const char *s, size_t n, Site site = Site::current()) { append(s, n, site); }
+  void addc(char c, Site site = Site::current()) { push(c, site); }
   void add_u64(uint64_t v);
   void add_i64(int64_t v);
   void addf(const char *fmt, ...) __attribute__((format(printf, 2, 3)));
