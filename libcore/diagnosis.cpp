@@ -1,5 +1,6 @@
 #include "diagnosis.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hash.h"
@@ -376,9 +377,7 @@ void collect_findings(Ctx &c) {
     if (!c.holds[i] || !e || entry_is_generic(e)) continue;
     int64_t rank = d->group_rank[i];
     if (g.entry == root_entry) {
-      bool have = false;
-      for (int64_t r : d->root_ranks) have = have || r == rank;
-      if (!have && rank >= 0) d->root_ranks.push(rank);
+      if (rank >= 0) d->root_ranks.push(rank);  // sorted and deduplicated below
       continue;
     }
     bool symptom = e->role() == fb::Role::Symptom;
@@ -407,13 +406,9 @@ void collect_findings(Ctx &c) {
     add_rank(f, rank);
     if (before(c, g, groups[f->first_group]) < 0) f->first_group = static_cast<uint32_t>(i);
   }
-  // Root ranks sorted.
-  for (size_t i = 1; i < d->root_ranks.size(); i++)
-    for (size_t j = i; j > 0 && d->root_ranks[j - 1] > d->root_ranks[j]; j--) {
-      int64_t t = d->root_ranks[j];
-      d->root_ranks[j] = d->root_ranks[j - 1];
-      d->root_ranks[j - 1] = t;
-    }
+  // Root ranks sorted, each once (n log n: a job may have 65536 ranks).
+  std::sort(d->root_ranks.begin(), d->root_ranks.end());
+  d->root_ranks.truncate(static_cast<size_t>(std::unique(d->root_ranks.begin(), d->root_ranks.end()) - d->root_ranks.begin()));
 }
 
 void set_fingerprint(Ctx &c) {
