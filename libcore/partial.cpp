@@ -147,6 +147,10 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
   }
   pool_.clear();
   pool_.add(reinterpret_cast<const char *>(r.p + r.i), pool_len);
+  if (pool_.size() != pool_len) {  // out of memory: the checks below read pool_len bytes
+    err->set("out of memory");
+    return false;
+  }
   r.i += pool_len;
   // A string must lie inside the pool and end in NUL (str() hands out C strings).
   auto ok = [&](Str s) {
