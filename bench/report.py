@@ -68,6 +68,23 @@ def main():
     for c in corpora:
         p(f"- **{c}**: {desc[c].replace(os.getcwd() + '/', '')}.")
     p()
+    p("## Adversarial input against normal logs (the linear-time check)")
+    p()
+    p("faultline's speed on each adversarial corpus divided by its speed on the healthy logs, from the table above. "
+      "The goal (docs/GUARANTEES.md) is at least 0.5; the same ratio for Vectorscan shows what the input costs a "
+      "mature engine.")
+    p()
+    p("| corpus | faultline GB/s | ratio to healthy | goal met | Vectorscan ratio to healthy |")
+    p("|---|---:|---:|---|---:|")
+    normal = {e: gbps(runs.get(f"scan/healthy/{e}")) for e in ENGINES[:2]}
+    for c in corpora:
+        if not c.startswith("adversarial"):
+            continue
+        v = {e: gbps(runs.get(f"scan/{c}/{e}")) for e in ENGINES[:2]}
+        r = {e: (v[e] / normal[e]) if v[e] and normal[e] else None for e in ENGINES[:2]}
+        met = "–" if r[ENGINES[0]] is None else ("yes" if r[ENGINES[0]] >= 0.5 else "**no**")
+        p(f"| {c} | {fmt(v[ENGINES[0]])} | {fmt(r[ENGINES[0]])} | {met} | {fmt(r[ENGINES[1]])} |")
+    p()
     p("## Where faultline is slower, and why")
     p()
     p("From `perf record` of each case (2026-12, this machine; rerun `perf record -D 6000 faultline_bench "
