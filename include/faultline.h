@@ -415,6 +415,16 @@ FL_API fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t le
 FL_API fl_status fl_diagnoser_end_source(fl_diagnoser *d);
 
 /**
+ * Records that the inputs were not read whole, and why, e.g. "time limit of
+ * 60 s reached after 1.2 GB of 20 GB": a diagnosis of part of the logs says
+ * so. Every report then carries the reason (JSON `inputs.incomplete`, a line
+ * of the text report, "; inputs incomplete" in the summary). The first reason
+ * is kept. It belongs to this diagnoser only: partials do not carry it.
+ * @return FL_OK or FL_E_INVALID_ARG.  Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_set_incomplete(fl_diagnoser *d, const char *why);
+
+/**
  * The evidence so far as a serialized partial (ends the current source).
  * `*bytes` is owned by the diagnoser, valid until its next call.
  * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.  Since: 0.1

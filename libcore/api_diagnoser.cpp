@@ -33,6 +33,7 @@ struct fl_diagnoser {
   uint64_t source_bytes = 0;
   uint64_t lines_at_begin = 0;      // scanner line count when the source began
   Text out;                         // the last report or partial
+  char incomplete[256] = {0};       // why the inputs were not read whole (fl_diagnoser_set_incomplete)
   char errmsg[sizeof(ErrorText::text)] = {0};
 };
 
@@ -171,6 +172,12 @@ fl_status fl_diagnoser_end_source(fl_diagnoser *d) {
   });
 }
 
+fl_status fl_diagnoser_set_incomplete(fl_diagnoser *d, const char *why) {
+  if (!d || !why || !*why) return FL_E_INVALID_ARG;
+  if (!d->incomplete[0]) std::snprintf(d->incomplete, sizeof d->incomplete, "%s", why);
+  return FL_OK;
+}
+
 fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_t *len) {
   if (bytes) *bytes = nullptr;
   if (len) *len = 0;
@@ -214,7 +221,7 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
   if (!d || !text || format < FL_REPORT_JSON || format > FL_REPORT_SUMMARY) return FL_E_INVALID_ARG;
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     d->out.reset();
-    ReportInput in{d->evidence, d->pack->view, diag};
+    ReportInput in{d->evidence, d->pack->view, diag, d->incomplete[0] ? d->incomplete : nullptr};
     if (format == FL_REPORT_JSON) render_json(in, &d->out);
     else if (format == FL_REPORT_SUMMARY) render_summary(in, &d->out);
     else render_text(in, format == FL_REPORT_TEXT_COLOR, &d->out);

@@ -11,6 +11,7 @@ struct ReportInput {
   const Evidence &ev;
   const PackView &pack;
   const Diagnosis &d;
+  const char *incomplete = nullptr;  // why the inputs were not read whole; NULL when they were
 };
 
 void render_json(const ReportInput &in, Text *out);

@@ -375,6 +375,7 @@ void render_json(const ReportInput &in, Text *out) {
   w.kv_num("bytes", static_cast<int64_t>(bytes));
   w.kv_num("lines", static_cast<int64_t>(lines));
   w.kv_num("dropped_events", static_cast<int64_t>(ev.dropped_events()));
+  if (in.incomplete) w.kv("incomplete", in.incomplete, std::strlen(in.incomplete));
   w.end_object();
   w.key("pack");
   w.begin_object();

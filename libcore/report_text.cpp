@@ -75,7 +75,8 @@ bool FieldCursor::next(const char **name, size_t *name_len, const char **value, 
   return true;
 }
 
-void render_summary(const ReportInput &in, Text *out) {
+// The summary without the input note.
+static void summary_line(const ReportInput &in, Text *out) {
   const Diagnosis &d = in.d;
   out->add(verdict_name(d.verdict));
   if (d.verdict == Verdict::kNoFailure) {
@@ -99,6 +100,11 @@ void render_summary(const ReportInput &in, Text *out) {
   else out->add("; action investigate");
   if (d.verdict == Verdict::kInconclusive && d.lagging_rank >= 0)
     out->addf("; rank %lld holds the cause", static_cast<long long>(d.lagging_rank));
+}
+
+void render_summary(const ReportInput &in, Text *out) {
+  summary_line(in, out);
+  if (in.incomplete) out->add("; inputs incomplete");
 }
 
 void render_text(const ReportInput &in, bool color, Text *out) {
@@ -223,6 +229,11 @@ void render_text(const ReportInput &in, bool color, Text *out) {
   }
   if (d.verdict != Verdict::kNoFailure)
     out->addf("\n%sfingerprint fp1:%016llx%s\n", st.on(kDim), static_cast<unsigned long long>(d.fingerprint), st.off());
+  if (in.incomplete) {
+    out->addf("\n%sIncomplete input:%s ", st.on(kYellow), st.off());
+    add_safe(out, in.incomplete, std::strlen(in.incomplete));
+    out->add("; this diagnosis covers only what was read.\n");
+  }
 }
 
 }  // namespace faultline

@@ -1,6 +1,7 @@
 // diagnose, partial, merge: the diagnosis commands.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -27,6 +28,7 @@ struct Options {
   std::string output;
   std::vector<std::string> inputs;
   unsigned jobs = 0;  // files diagnosed at once; 0: one per core
+  double time_limit = 0;  // seconds of reading before diagnosing what was read; 0: none
 };
 
 int usage_error(const char *cmd, const char *msg) {
@@ -67,11 +69,21 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
         return false;
       }
       o->jobs = static_cast<unsigned>(n);
+    } else if (a == "--time-limit" && i + 1 < argc) {
+      char *end = nullptr;
+      o->time_limit = std::strtod(argv[++i], &end);
+      if (!(o->time_limit > 0 && o->time_limit < 1e9) || *end) {
+        *status = usage_error(cmd, "--time-limit needs a number of seconds above 0");
+        return false;
+      }
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]%s INPUT...\n"
+      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]\n"
+                  "       [--time-limit SECONDS]%s INPUT...\n"
                   "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
                   "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
                   "Several files are read in parallel, one per core (--jobs N to choose); the report is the same.\n"
+                  "--time-limit: stop reading after SECONDS and diagnose what was read; the report says its input\n"
+                  "was incomplete (for epilogs and hooks that must finish in time, whatever the log's size).\n"
                   "Exit status: 0 failure found (verdict failure or inconclusive), 1 none, 2 error.\n"
                   "Examples:\n"
                   "  faultline %s job.log\n"
@@ -111,14 +123,37 @@ fl_pack *open_pack(const Options &o, const char *cmd) {
   return pack;
 }
 
-// One file into a diagnoser as one source. Progress only when one file is read.
-bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, std::string *err) {
+// Reading stops at the deadline (if any); what was cut is said in the report.
+struct Budget {
+  bool on = false;
+  std::chrono::steady_clock::time_point deadline;
+  std::atomic<bool> expired{false};
+  std::atomic<uint64_t> bytes{0};  // read so far (decompressed)
+  bool out_of_time() {
+    if (on && !expired && std::chrono::steady_clock::now() >= deadline) expired = true;
+    return expired;
+  }
+};
+
+// One file into a diagnoser as one source. Progress only when one file is
+// read. A damaged archive's warning goes to `damage`.
+bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, Budget &budget, std::string *damage,
+               std::string *err) {
+  if (budget.out_of_time()) return true;
   if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) {
     *err = fl_diagnoser_errmsg(d);
     return false;
   }
+  bool fed = true;
   bool ok = read_source(
-      f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, err, progress);
+      f,
+      [&](const char *p, size_t n) {
+        fed = fl_diagnoser_feed(d, p, n) == FL_OK;
+        budget.bytes += n;
+        return fed && !budget.out_of_time();
+      },
+      err, progress, damage);
+  if (!fed) ok = false;
   if (!ok && err->empty()) *err = fl_diagnoser_errmsg(d);
   if (ok) fl_diagnoser_end_source(d);
   return ok;
@@ -128,7 +163,8 @@ bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, std::string
 // diagnoser (packs are shared read-only), and their partial reports are
 // merged into `d`. Merging is order-independent, so the report is the one a
 // single thread would give.
-bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::string> &files, unsigned jobs, std::string *err) {
+bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::string> &files, unsigned jobs,
+                   Budget &budget, std::string *damage, std::string *err) {
   std::atomic<size_t> next{0};
   std::mutex lock;
   bool failed = false;
@@ -140,9 +176,11 @@ bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::
       return;
     }
     for (size_t i; (i = next++) < files.size();) {
-      std::string why;
-      if (!feed_file(mine, files[i], false, &why)) {
-        std::lock_guard<std::mutex> g(lock);
+      std::string why, damaged;
+      bool ok = feed_file(mine, files[i], false, budget, &damaged, &why);
+      std::lock_guard<std::mutex> g(lock);
+      if (!damaged.empty() && damage->empty()) *damage = damaged;
+      if (!ok) {
         if (!failed) *err = why;
         failed = true;
         break;
@@ -164,8 +202,14 @@ bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::
 }
 
 bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const char *cmd) {
+  Budget budget;
+  if (o.time_limit > 0) {
+    budget.on = true;
+    budget.deadline = std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit));
+  }
   std::vector<std::string> files;
-  std::string err;
+  std::string err, damage;
   if (!expand_inputs(o.inputs, &files, &err)) {
     std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
     return false;
@@ -173,12 +217,24 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, files.size()));
   bool ok = true;
-  if (jobs > 1) ok = feed_parallel(d, pack, files, jobs, &err);
+  if (jobs > 1) ok = feed_parallel(d, pack, files, jobs, budget, &damage, &err);
   else
     for (const std::string &f : files)
-      if (!(ok = feed_file(d, f, true, &err))) break;
-  if (!ok) std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
-  return ok;
+      if (!(ok = feed_file(d, f, true, budget, &damage, &err))) break;
+  if (!ok) {
+    std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
+    return false;
+  }
+  if (budget.expired) {
+    char why[160];
+    std::snprintf(why, sizeof why, "time limit of %g s reached after reading %.1f MB", o.time_limit,
+                  static_cast<double>(budget.bytes) / 1e6);
+    std::fprintf(stderr, "faultline %s: %s; diagnosing what was read\n", cmd, why);
+    fl_diagnoser_set_incomplete(d, why);
+  } else if (!damage.empty()) {
+    fl_diagnoser_set_incomplete(d, damage.c_str());
+  }
+  return true;
 }
 
 // GitHub annotation: ::error file=F,line=N,title=T::message (values escaped as

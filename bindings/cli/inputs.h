@@ -20,6 +20,10 @@ using Sink = std::function<bool(const char *data, size_t len)>;
 // Reads `path` ("-" = stdin), decompressing gzip/zstd, and hands the bytes to
 // `sink` in chunks. With `progress`, a status line on stderr shows how far a
 // large input is. Returns false with a message on a read or format error.
-bool read_source(const std::string &path, const Sink &sink, std::string *err, bool progress = false);
+// A damaged archive (corrupt or truncated gzip/zstd) has its good part read,
+// a warning on stderr, and returns true; `damage` (when given) receives the
+// warning, so that the report can say its input was incomplete.
+bool read_source(const std::string &path, const Sink &sink, std::string *err, bool progress = false,
+                 std::string *damage = nullptr);
 
 }  // namespace cli

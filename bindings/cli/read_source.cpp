@@ -140,7 +140,7 @@ bool unzstd(int fd, std::vector<char> &in, size_t have, const Sink &sink, Progre
 
 }  // namespace
 
-bool read_source(const std::string &path, const Sink &sink, std::string *err, bool progress) {
+bool read_source(const std::string &path, const Sink &sink, std::string *err, bool progress, std::string *damage) {
   int fd = path == "-" ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *err = path + ": " + std::strerror(errno);
@@ -180,6 +180,7 @@ bool read_source(const std::string &path, const Sink &sink, std::string *err, bo
   if (!ok && (why.rfind("corrupt", 0) == 0 || why.rfind("truncated", 0) == 0)) {
     // A damaged archive still had its good part diagnosed: say so, go on.
     std::fprintf(stderr, "faultline: warning: %s: %s\n", path.c_str(), why.c_str());
+    if (damage) *damage = path + ": " + why;
     return true;
   }
   if (!ok) *err = path + ": " + why;

@@ -53,6 +53,30 @@ class Inputs(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertIn(b"truncated gzip", r.stderr)
         self.assertIn(b"cuda-out-of-memory", r.stdout)
+        # The report itself says that it saw only part of its input.
+        rep = flrun.report(p)
+        self.assertIn("truncated gzip", rep["inputs"]["incomplete"])
+        self.assertNotIn("incomplete", flrun.report(self.path("A052.log", self.a052))["inputs"])
+
+    def test_time_limit_gives_a_partial_answer_that_says_so(self):
+        big = self.path("big.log", self.a052 * 4000)  # about 4 MB: many reads of 1 MiB
+        # A limit that has passed before the first read: nothing is read, and the report says why.
+        r = flrun.run(["diagnose", "--json", "--time-limit", "1e-9", big])
+        self.assertEqual(r.returncode, 1, r.stderr)
+        rep = json.loads(r.stdout)
+        self.assertIn("time limit of 1e-09 s reached", rep["inputs"]["incomplete"])
+        self.assertEqual(rep["inputs"]["bytes"], 0)
+        self.assertIn(b"time limit", r.stderr)
+        r = flrun.run(["diagnose", "--summary", "--time-limit", "1e-9", big])
+        self.assertTrue(r.stdout.rstrip().endswith(b"; inputs incomplete"), r.stdout)
+        r = flrun.run(["diagnose", "--time-limit", "1e-9", big])
+        self.assertIn(b"Incomplete input: time limit", r.stdout)
+        # A generous limit changes nothing.
+        rep = flrun.report(big, extra=["--time-limit", "600"])
+        self.assertEqual(rep["root"]["id"], "cuda-out-of-memory")
+        self.assertNotIn("incomplete", rep["inputs"])
+        for bad in ("0", "-1", "soon"):
+            self.assertEqual(flrun.run(["diagnose", "--time-limit", bad, big]).returncode, 2)
 
     def test_stdin_and_missing_file(self):
         r = flrun.run(["diagnose", "--summary", "-"], stdin=self.a052)

@@ -243,6 +243,10 @@ class Diagnoser(_Handle):
     def merge_partial(self, data: bytes) -> None:
         _check(_L.fl_diagnoser_merge_partial(self._h, data, len(data)), self._err())
 
+    def set_incomplete(self, why: str) -> None:
+        """Says that the inputs were not read whole, and why: every report then carries it."""
+        _check(_L.fl_diagnoser_set_incomplete(self._h, why.encode()), self._err())
+
     def _render(self, fmt: int) -> str:
         p, n = ctypes.c_void_p(), ctypes.c_size_t()
         _check(_L.fl_diagnoser_report(self._h, fmt, ctypes.byref(p), ctypes.byref(n)), self._err())

@@ -101,6 +101,7 @@ def _declare(lib):
     fn("fl_diagnoser_end_source", i32, c_void_p)
     fn("fl_diagnoser_partial", i32, c_void_p, P(c_void_p), P(c_size_t))
     fn("fl_diagnoser_merge_partial", i32, c_void_p, c_char_p, c_size_t)
+    fn("fl_diagnoser_set_incomplete", i32, c_void_p, c_char_p)
     fn("fl_diagnoser_report", i32, c_void_p, ctypes.c_int, P(c_void_p), P(c_size_t))
     fn("fl_diagnoser_result", i32, c_void_p, P(Diagnosis))
     fn("fl_diagnoser_errmsg", c_char_p, c_void_p)

@@ -67,6 +67,10 @@ class Diagnose(unittest.TestCase):
             with self.assertRaises(faultline.InvalidArgument):
                 job.merge_partial(b"not a partial")
             self.assertIn("failure", job.summary())
+            self.assertNotIn("incomplete", job.report().inputs)
+            job.set_incomplete("time limit of 5 s reached")
+            self.assertEqual(job.report().inputs["incomplete"], "time limit of 5 s reached")
+            self.assertTrue(job.summary().endswith("; inputs incomplete"))
 
 
 class Streaming(unittest.TestCase):
