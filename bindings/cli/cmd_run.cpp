@@ -2,13 +2,27 @@
 // through unchanged and live, diagnoses them on the way in bounded memory,
 // and when the command fails prints the diagnosis (and writes --report).
 // Exits with the command's own status; SIGINT/SIGTERM/SIGHUP go to the child.
+//
+// Faults it must survive (tests/golden/run_faults_test.py):
+// - the command killed by a signal: exit 128+N, diagnosis and report as usual;
+// - the command exits while another process it started still holds its
+//   stdout or stderr: the exit, not the pipes' EOF, ends the run (after
+//   draining for --grace seconds), or a stray `sleep 1000 &` would hang it;
+// - our own stdout or stderr closed (`faultline run -- cmd | head -1`): that
+//   stream stops being forwarded and its pipe is closed, so the command gets
+//   EPIPE/SIGPIPE on its next write as it would without the wrapper; the
+//   other stream and the diagnosis go on.
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fcntl.h>
 #include <poll.h>
 #include <string>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,27 +34,58 @@ namespace cli {
 namespace {
 
 volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_wake_fd = -1;  // write end of the self-pipe that turns SIGCHLD into a poll event
 
-void forward(int sig) {
+// A signal the terminal sent (Ctrl-C, Ctrl-Backslash, hangup: si_code SI_KERNEL) went
+// to the whole foreground process group, the command included: sending it
+// again would make a second Ctrl-C of it (torchrun and Python take that as
+// "stop now"). Signals sent to us alone (kill, a scheduler) are forwarded.
+void forward(int sig, siginfo_t *info, void *) {
+  if (info && info->si_code == SI_KERNEL) return;
   if (g_child > 0) kill(g_child, sig);
 }
 
-bool write_all(int fd, const char *p, size_t n) {
+void on_sigchld(int) {
+  int saved = errno;
+  if (g_wake_fd >= 0) (void)!::write(g_wake_fd, "c", 1);  // non-blocking: a full pipe already wakes poll
+  errno = saved;
+}
+
+// 0 or the errno of the failed write.
+int write_all(int fd, const char *p, size_t n) {
   while (n) {
     ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
+    if (w < 0 && errno == EAGAIN) {  // our stdout may be a non-blocking file description shared with others
+      struct pollfd pf = {fd, POLLOUT, 0};
+      poll(&pf, 1, -1);
+      continue;
+    }
+    if (w < 0) return errno;
+    if (w == 0) return EIO;
     p += w;
     n -= static_cast<size_t>(w);
   }
-  return true;
+  return 0;
+}
+
+double now_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 int usage(int status) {
   std::fprintf(status ? stderr : stdout,
-               "usage: faultline run [--report FILE] [--quiet] [--] COMMAND [ARGS...]\n"
+               "usage: faultline run [--report FILE] [--quiet] [--grace SECONDS] [--] COMMAND [ARGS...]\n"
                "Runs COMMAND, passing its output through unchanged; if it fails, prints the diagnosis on stderr\n"
                "(and writes the JSON report to FILE). Exits with COMMAND's status (128+N if killed by signal N).\n"
+               "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to faultline are forwarded to COMMAND (not those from\n"
+               "the terminal, e.g. Ctrl-C: COMMAND already got them).\n"
+               "When COMMAND exits but a process it left behind still holds its stdout or stderr, the output is\n"
+               "passed through for SECONDS more (default 5), then faultline reports and exits; that process\n"
+               "then gets EPIPE if it writes. If faultline's own stdout or stderr is closed (| head), COMMAND\n"
+               "gets EPIPE on that stream as it would without faultline, and the diagnosis goes on.\n"
                "Examples:\n"
                "  faultline run -- torchrun --nproc-per-node 8 train.py\n"
                "  faultline run --report /dev/termination-log -- python train.py   # Kubernetes\n");
@@ -52,6 +97,7 @@ int usage(int status) {
 int cmd_run(int argc, char **argv) {
   std::string report_path;
   bool quiet = false;
+  double grace = 5.0;
   int i = 1;
   for (; i < argc; i++) {
     if (!std::strcmp(argv[i], "--")) {
@@ -61,7 +107,11 @@ int cmd_run(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return usage(0);
     if (!std::strcmp(argv[i], "--report") && i + 1 < argc) report_path = argv[++i];
     else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
-    else if (argv[i][0] == '-') return usage(kExitError);
+    else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {
+      char *end = nullptr;
+      grace = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(grace >= 0 && grace <= 86400)) return usage(kExitError);
+    } else if (argv[i][0] == '-') return usage(kExitError);
     else break;
   }
   if (i >= argc) return usage(kExitError);
@@ -82,10 +132,30 @@ int cmd_run(int argc, char **argv) {
   fl_diagnoser_begin_source(out_d, "stdout");
   fl_diagnoser_begin_source(err_d, "stderr");
 
-  int po[2], pe[2];
-  if (pipe(po) != 0 || pipe(pe) != 0) {
+  // CLOEXEC: the command must inherit only the write ends it gets as fd 1 and
+  // 2 (a stray copy would keep a pipe open after the command closed it).
+  int po[2], pe[2], wake[2];
+  if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0 || pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
     std::perror("faultline run: pipe");
     return kExitError;
+  }
+  // Handlers go in before fork with the signals blocked until the child's pid
+  // is known: a SIGTERM in between is then forwarded, not fatal to us alone,
+  // and an exit right after exec still wakes poll.
+  const int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+  struct sigaction saved[5];
+  sigset_t block, saved_mask;
+  sigemptyset(&block);
+  for (int sig : kSignals) sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, &saved_mask);
+  g_wake_fd = wake[1];
+  for (int k = 0; k < 5; k++) {
+    struct sigaction sa {};
+    if (kSignals[k] == SIGCHLD) sa.sa_handler = on_sigchld;
+    else sa.sa_sigaction = forward;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | (kSignals[k] == SIGCHLD ? SA_NOCLDSTOP : SA_SIGINFO);
+    sigaction(kSignals[k], &sa, &saved[k]);
   }
   pid_t pid = fork();
   if (pid < 0) {
@@ -93,29 +163,70 @@ int cmd_run(int argc, char **argv) {
     return kExitError;
   }
   if (pid == 0) {
+    // The command starts with the dispositions and mask we were started with
+    // (SIGINT stays ignored under `nohup` or `&` in a script).
+    for (int k = 0; k < 5; k++) sigaction(kSignals[k], &saved[k], nullptr);
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
     dup2(po[1], 1);
     dup2(pe[1], 2);
-    close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
     execvp(argv[i], argv + i);
     std::fprintf(stderr, "faultline run: cannot run %s: %s\n", argv[i], std::strerror(errno));
     _exit(127);
   }
   g_child = pid;
-  struct sigaction sa {};
-  sa.sa_handler = forward;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+  // A closed stdout/stderr of ours is handled per stream below (EPIPE), not
+  // by dying: the command would be left running with nobody reading its pipes.
+  // Set after fork: the command inherits the disposition we were started with.
+  signal(SIGPIPE, SIG_IGN);
   close(po[1]), close(pe[1]);
+  // 1 MiB pipes (best effort, the default pipe-max-size): a burst then costs
+  // a sixteenth of the reads and wakeups of the 64 KiB default.
+  for (int fd : {po[0], pe[0]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 
-  struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+  struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {wake[0], POLLIN, 0}};
   fl_diagnoser *ds[2] = {out_d, err_d};
-  char buf[1 << 16];
+  bool forwarding[2] = {true, true};
+  static char buf[1 << 20];  // static: one run per process, and too big for the stack
   int open_fds = 2;
+  int wstatus = 0;
+  bool exited = false;
+  double deadline = 0;
+  // Passes n bytes of stream k through and into its diagnoser.
+  auto pass = [&](int k, size_t n) {
+    int e = forwarding[k] ? write_all(k + 1, buf, n) : 0;
+    fl_diagnoser_feed(ds[k], buf, n);
+    if (e == EPIPE) {
+      // Nobody reads our stream k any more: close the pipe so that the
+      // command's next write fails with EPIPE/SIGPIPE, as if it wrote there.
+      close(fds[k].fd);
+      fds[k].fd = -1;
+      open_fds--;
+    } else if (e) {
+      forwarding[k] = false;  // e.g. ENOSPC: keep the command running and diagnosed, drop the copy
+    }
+  };
   while (open_fds) {
-    int n = poll(fds, 2, -1);
+    int timeout = -1;
+    if (exited) {
+      double left = deadline - now_seconds();
+      if (left <= 0) break;
+      timeout = static_cast<int>(left * 1000) + 1;
+    }
+    int n = poll(fds, 3, timeout);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
+    if (fds[2].revents & POLLIN) {
+      char c[64];
+      while (::read(wake[0], c, sizeof c) > 0) {
+      }
+      if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) {
+        exited = true;
+        g_child = 0;  // reaped: its pid may be reused, forward() must not kill it any more
+        deadline = now_seconds() + grace;
+        fds[2].fd = -1;
+      }
+    }
     for (int k = 0; k < 2; k++) {
       if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t r = ::read(fds[k].fd, buf, sizeof buf);
@@ -126,12 +237,30 @@ int cmd_run(int argc, char **argv) {
         open_fds--;
         continue;
       }
-      write_all(k == 0 ? 1 : 2, buf, static_cast<size_t>(r));  // pass through first: live output
-      fl_diagnoser_feed(ds[k], buf, static_cast<size_t>(r));
+      pass(k, static_cast<size_t>(r));  // pass through first: live output
     }
   }
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  if (open_fds) {
+    // The grace time is over and someone still holds a pipe: take what the
+    // pipe already holds (bounded, whatever keeps writing) and stop there.
+    for (int k = 0; k < 2; k++) {
+      int avail = 0;
+      if (fds[k].fd < 0 || ioctl(fds[k].fd, FIONREAD, &avail) != 0) continue;
+      while (avail > 0 && fds[k].fd >= 0) {
+        ssize_t r = ::read(fds[k].fd, buf, std::min(sizeof buf, static_cast<size_t>(avail)));
+        if (r <= 0) break;
+        avail -= static_cast<int>(r);
+        pass(k, static_cast<size_t>(r));
+      }
+      if (fds[k].fd >= 0) close(fds[k].fd);
+    }
+    if (!quiet)
+      std::fprintf(stderr,
+                   "faultline run: the command exited but another process still holds its output; "
+                   "stopped reading after %g s (--grace)\n",
+                   grace);
+  }
+  while (!exited && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
   int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 1;
@@ -150,10 +279,12 @@ int cmd_run(int argc, char **argv) {
     const char *json = nullptr;
     size_t len = 0;
     FILE *f = nullptr;
-    if (fl_diagnoser_report(out_d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(report_path.c_str(), "w"))) {
-      std::fwrite(json, 1, len, f);
-      std::fclose(f);
-    } else {
+    bool ok = fl_diagnoser_report(out_d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(report_path.c_str(), "w"));
+    if (f) {
+      ok = std::fwrite(json, 1, len, f) == len;
+      ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
+    }
+    if (!ok) {
       std::fprintf(stderr, "faultline run: cannot write %s\n", report_path.c_str());
     }
   }

@@ -17,7 +17,7 @@ const char kUsage[] =
     "                      save one node's evidence as a partial report\n"
     "  merge [--json|--summary] [--pack PACK] [-o OUT] PARTIAL...\n"
     "                      diagnose a job from the partials of its nodes (-o: save the merged partial)\n"
-    "  run [--report FILE] -- COMMAND...   run a training command; diagnose it if it fails\n"
+    "  run [--report FILE] [--grace S] -- COMMAND...   run a training command; diagnose it if it fails\n"
     "  explain [--markdown] ID   an entry as a readable encyclopedia page\n"
     "  list [--category C] [--type T]   the entries of the pack\n"
     "  scan [--pack PACK] FILE|DIR|-...   every match with its line, fields and frame (for signature authors)\n"
