@@ -48,6 +48,7 @@ class FileReader {
   bool ok_ = true;
 
   SourcePos pos(const YAML::Node &n) const {
+    if (!n.IsDefined()) return {};  // a missing key: Mark() would throw InvalidNode
     YAML::Mark m = n.Mark();
     if (m.is_null()) return {};
     return {m.line + 1, m.column + 1};
@@ -411,10 +412,27 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
 
 }  // namespace
 
+namespace {
+
+// yaml-cpp throws when a node of another kind is converted (a list as a key,
+// a map as a capture's expected text): an error at its position, not an
+// exception out of flc.
+template <typename F>
+bool reported(const std::string &path, Diagnostics *diags, F &&read) {
+  try {
+    return read();
+  } catch (const YAML::Exception &e) {
+    diags->error(Diagnostic{Diagnostic::kError, path, e.mark.line + 1, e.mark.column + 1, "", "YAML: " + e.msg, ""});
+    return false;
+  }
+}
+
+}  // namespace
+
 bool read_signature_file(const std::string &path, const std::string &rel_path, const LoadOptions &opt, Signature *out,
                          Diagnostics *diags) {
   FileReader r(path, opt, diags);
-  return r.read(rel_path, out);
+  return reported(path, diags, [&] { return r.read(rel_path, out); });
 }
 
 std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags) {
@@ -472,7 +490,7 @@ std::vector<Framing> load_framings(const std::string &root, const LoadOptions &o
   for (const auto &f : files) {
     Framing fr;
     FileReader r(f, opt, diags);
-    if (!r.read_framing(fs::relative(f, root).generic_string(), &fr)) continue;
+    if (!reported(f, diags, [&] { return r.read_framing(fs::relative(f, root).generic_string(), &fr); })) continue;
     if (!ids.insert(fr.id).second)
       diags->error(Diagnostic{Diagnostic::kError, fr.file, fr.id_pos.line, fr.id_pos.col, fr.id, "duplicate framing id", ""});
     out.push_back(std::move(fr));

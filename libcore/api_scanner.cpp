@@ -235,8 +235,9 @@ void skip_lines(fl_scanner *s, const uint8_t *p, const uint8_t *end, const uint8
     uint64_t m = 0, nl = 0;
     line_masks64(q, &m, &nl);
     // A block of plain '\n' breaks: count them at once. Only the line that
-    // began before the block can be long enough to be cut.
-    if (m && !escape) {
+    // began before the block can be long enough to be cut, as lines inside a
+    // block are shorter than 63 bytes (a smaller max_line_bytes: one by one below).
+    if (m && !escape && s->max_line_bytes >= 63) {
       if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
         const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
         const uint64_t n = count_bits64(m);

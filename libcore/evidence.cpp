@@ -305,7 +305,8 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     g.first_text = intern(ev->line, keep);
     g.truncated = keep < ev->line_len || (ev->flags & FL_EVENT_LINE_TRUNCATED);
     g.first_time = intern(ev->time, ev->time ? clip(ev->time, ev->time_len, 64) : 0);
-    g.first_pattern = intern(pat->name()->c_str(), pat->name()->size());
+    const flatbuffers::String *name = pat->name();  // optional in the schema
+    g.first_pattern = intern(name ? name->c_str() : "", name ? name->size() : 0);
     size_t fields_at = pool_.size();
     for (uint32_t i = 0; i < ev->capture_count && i < kMaxFields; i++) {
       const fl_capture &c = ev->captures[i];

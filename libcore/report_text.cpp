@@ -86,8 +86,13 @@ static void summary_line(const ReportInput &in, Text *out) {
   out->add(": ");
   const fb::Entry *e = root_entry(in);
   if (e) {
-    out->add(e->id()->c_str(), e->id()->size());
-    out->addf(" (%s)", e->type() ? e->type()->c_str() : "other");
+    // Pack strings are C strings at the API (a FlatBuffers string may hold a
+    // NUL), and the summary is one line: control bytes become '?'.
+    const char *id = e->id()->c_str(), *type = e->type() ? e->type()->c_str() : "other";
+    add_safe(out, id, std::strlen(id));
+    out->add(" (");
+    add_safe(out, type, std::strlen(type));
+    out->addc(')');
   } else {
     out->add("unknown");
   }
