@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <source_location>
 
 #include "faultline.h"
 
@@ -16,6 +15,14 @@ namespace faultline {
 // Called with the site of every allocation when set. A test seam, unset in
 // production: one relaxed load per allocation, and none is on the scan path.
 using AllocSiteHook = void (*)(const char *file, unsigned line);
+
+// The source line of a call: a default argument Site() is evaluated where the
+// call is. (Not std::source_location: clang before 15 cannot compile it.)
+struct Site {
+  const char *file;
+  unsigned line;
+  constexpr Site(const char *f = __builtin_FILE(), unsigned l = __builtin_LINE()) : file(f), line(l) {}
+};
 extern std::atomic<AllocSiteHook> g_alloc_site_hook;
 
 struct Allocator {
@@ -35,10 +42,10 @@ struct Allocator {
   }
   // Out of line, so that alloc.cpp is the one object of the library that
   // calls malloc and free (tests/api/alloc_symbols_test.sh checks).
-  void *allocate(size_t n, std::source_location site = std::source_location::current()) const;
+  void *allocate(size_t n, Site site = Site()) const;
   void release(void *p) const;
   // Zeroed memory for n items of size each; NULL on overflow or failure.
-  void *allocate_zeroed(size_t n, size_t size, std::source_location site = std::source_location::current()) const;
+  void *allocate_zeroed(size_t n, size_t size, Site site = Site()) const;
 };
 
 }  // namespace faultline

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <source_location>
 #include <type_traits>
 
 #include "alloc.h"
@@ -41,9 +40,7 @@ class Vec {
   const T *end() const { return data_ + size_; }
   T &back() { return data_[size_ - 1]; }
 
-  using Site = std::source_location;
-
-  bool reserve(size_t n, Site site = Site::current()) {
+  bool reserve(size_t n, Site site = Site()) {
     if (n <= cap_) return true;
     size_t cap = cap_ ? cap_ : 8;
     while (cap < n) {
@@ -58,12 +55,12 @@ class Vec {
     cap_ = cap;
     return true;
   }
-  bool push(const T &v, Site site = Site::current()) {
+  bool push(const T &v, Site site = Site()) {
     if (size_ == cap_ && !reserve(size_ + 1, site)) return false;
     data_[size_++] = v;
     return true;
   }
-  bool append(const T *p, size_t n, Site site = Site::current()) {
+  bool append(const T *p, size_t n, Site site = Site()) {
     if (n == 0) return true;
     if (n > SIZE_MAX - size_ || !reserve(size_ + n, site)) return fail();
     std::memcpy(static_cast<void *>(data_ + size_), p, n * sizeof(T));
@@ -106,9 +103,9 @@ class Vec {
 class Text : public Vec<char> {
  public:
   using Vec<char>::Vec;
-  void add(const char *s, Site site = Site::current()) { append(s, std::strlen(s), site); }
-  void add(const char *s, size_t n, Site site = Site::current()) { append(s, n, site); }
-  void addc(char c, Site site = Site::current()) { push(c, site); }
+  void add(const char *s, Site site = Site()) { append(s, std::strlen(s), site); }
+  void add(const char *s, size_t n, Site site = Site()) { append(s, n, site); }
+  void addc(char c, Site site = Site()) { push(c, site); }
   void add_u64(uint64_t v);
   void add_i64(int64_t v);
   void addf(const char *fmt, ...) __attribute__((format(printf, 2, 3)));
