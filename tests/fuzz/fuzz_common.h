@@ -22,6 +22,16 @@
 
 namespace fuzz {
 
+// The embedded default pack, opened once per process and shared by every input.
+inline const fl_pack *default_pack() {
+  static fl_pack *pack = [] {
+    fl_pack *p = nullptr;
+    FUZZ_CHECK(fl_pack_open_default(nullptr, &p, nullptr, 0) == FL_OK);
+    return p;
+  }();
+  return pack;
+}
+
 // Packs are read in place and must be 8-byte aligned; fuzzer buffers need not be.
 struct Aligned {
   std::vector<uint64_t> words;

@@ -16,18 +16,9 @@
 
 namespace {
 
-const fl_pack *default_pack() {
-  static fl_pack *pack = [] {
-    fl_pack *p = nullptr;
-    FUZZ_CHECK(fl_pack_open_default(nullptr, &p, nullptr, 0) == FL_OK);
-    return p;
-  }();
-  return pack;
-}
-
 fl_diagnoser *new_diagnoser() {
   fl_diagnoser *d = nullptr;
-  FUZZ_CHECK(fl_diagnoser_create(default_pack(), nullptr, &d) == FL_OK);
+  FUZZ_CHECK(fl_diagnoser_create(fuzz::default_pack(), nullptr, &d) == FL_OK);
   return d;
 }
 

@@ -15,15 +15,6 @@
 
 namespace {
 
-const fl_pack *default_pack() {
-  static fl_pack *pack = [] {
-    fl_pack *p = nullptr;
-    FUZZ_CHECK(fl_pack_open_default(nullptr, &p, nullptr, 0) == FL_OK);
-    return p;
-  }();
-  return pack;
-}
-
 void put(std::string *out, const void *p, size_t n) {
   out->append(reinterpret_cast<const char *>(&n), sizeof n);  // length first: no ambiguity
   if (n) out->append(static_cast<const char *>(p), n);
@@ -86,8 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const size_t n = size - 5;
 
   fl_scanner *whole = nullptr, *chunked = nullptr;
-  FUZZ_CHECK(fl_scanner_create(default_pack(), &opts, &whole) == FL_OK);
-  FUZZ_CHECK(fl_scanner_create(default_pack(), &opts, &chunked) == FL_OK);
+  FUZZ_CHECK(fl_scanner_create(fuzz::default_pack(), &opts, &whole) == FL_OK);
+  FUZZ_CHECK(fl_scanner_create(fuzz::default_pack(), &opts, &chunked) == FL_OK);
   std::vector<std::string> expected;
   FUZZ_CHECK(fl_scanner_feed(whole, log, n, record, &expected) == FL_OK);
   FUZZ_CHECK(fl_scanner_finish(whole, record, &expected) == FL_OK);
