@@ -25,8 +25,8 @@
 
 #include "corpora.h"
 #include "engines.h"
-#include "literal_filter.h"
-#include "pack_reader.h"
+#include "match/literal_filter.h"
+#include "match/pack_reader.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "line_text.h"
+#include "match/line_text.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../libcore/pack_reader.h"
+#include "match/pack_reader.h"
 #include "signature.h"
 
 namespace faultline {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../libcore/pack_reader.h"
+#include "match/pack_reader.h"
 #include "coverage.h"
 #include "lint.h"
 #include "literals.h"

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "../libcore/pack_reader.h"
+#include "match/pack_reader.h"
 #include "diagnostic.h"
 #include "signature.h"
 

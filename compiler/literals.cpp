@@ -4,7 +4,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "../libcore/literal_filter.h"
+#include "match/literal_filter.h"
 
 namespace faultline {
 

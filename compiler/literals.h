@@ -2,7 +2,7 @@
 //
 // For each entry pattern flc finds a set of literals such that every line the
 // pattern matches contains one of them (`(Error|Exception): ` gives two). The
-// runtime looks for these keys across whole chunks (libcore/literal_filter.h):
+// runtime looks for these keys across whole chunks (libcore/match/literal_filter.h):
 // only lines that hold one reach the DFAs. Which literal a pattern is keyed on
 // decides the speed of everything, so candidates are scored by how often their
 // 4-grams occur in real healthy logs (gram_frequency.inc), not by length.
@@ -56,7 +56,7 @@ struct LiteralPlan {
 // With `stride` set, plans for that stride only.
 LiteralPlan plan_literals(const std::vector<const regex::Regex *> &patterns, uint32_t stride = 0);
 
-// The plan as the pack stores it (see LiteralFilter in libcore/pack.fbs).
+// The plan as the pack stores it (see LiteralFilter in libcore/match/pack.fbs).
 struct LiteralTables {
   std::vector<uint32_t> long_keys, short_keys;  // plan key indices; short keys grouped by bucket
   std::vector<uint8_t> bits;                    // kLiteralBitsBytes

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "../libcore/hash.h"
+#include "common/hash.h"
 #include "taxonomy.h"
 
 namespace faultline {

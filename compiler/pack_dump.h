@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "../libcore/pack_reader.h"
+#include "match/pack_reader.h"
 
 namespace faultline {
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <map>
 
-#include "../libcore/hash.h"
-#include "../libcore/literal_filter.h"
-#include "../libcore/pack_header.h"
+#include "common/hash.h"
+#include "match/literal_filter.h"
+#include "match/pack_header.h"
 #include "pack_generated.h"
 #include "literals.h"
 #include "taxonomy.h"

@@ -1,14 +1,14 @@
 // Building a pack from compiled signatures: partition the pieces into DFAs
 // within a state budget, run Ragel for each, and serialize everything as the
 // FlatBuffers content behind the fixed header. Pairs with
-// libcore/pack_reader.cpp (reads it) and compiler/pack_dump.cpp (prints it).
+// libcore/match/pack_reader.cpp (reads it) and compiler/pack_dump.cpp (prints it).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "../libcore/pack_header.h"
+#include "match/pack_header.h"
 #include "ragel_dfa.h"
 #include "signature.h"
 

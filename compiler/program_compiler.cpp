@@ -1,6 +1,6 @@
 #include "program_compiler.h"
 
-#include "../libcore/program.h"
+#include "match/program.h"
 
 namespace faultline {
 namespace {

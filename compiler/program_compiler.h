@@ -1,5 +1,5 @@
 // Compiles a parsed pattern into a confirmation program for the Pike VM in
-// libcore/program.h.
+// libcore/match/program.h.
 #pragma once
 
 #include <array>

@@ -64,7 +64,7 @@ RagelMachine parse_ragel_xml(std::string_view xml);
 // Throws RagelTooLarge when Ragel exceeds `limits`, RagelError otherwise.
 std::string run_ragel(const std::string &ragel, const std::string &source, const RagelLimits &limits = {});
 
-// Dense tables as stored in the pack (see libcore/dfa.h).
+// Dense tables as stored in the pack (see libcore/match/dfa.h).
 struct DfaTables {
   uint32_t state_count = 0, class_count = 0, start = 0, accept_base = 0;
   std::array<uint8_t, 256> class_map{};

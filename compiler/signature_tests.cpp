@@ -3,7 +3,7 @@
 #include <cstring>
 #include <memory>
 
-#include "../libcore/line_matcher.h"
+#include "match/line_matcher.h"
 
 namespace faultline {
 namespace {

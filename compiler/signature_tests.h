@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../libcore/pack_reader.h"
+#include "match/pack_reader.h"
 #include "diagnostic.h"
 #include "signature.h"
 

@@ -439,7 +439,7 @@ FL_API fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_
  */
 FL_API fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t len);
 
-#define FL_REPORT_JSON 0        /* the JSON report, schema "faultline.report/1" (libcore/REPORT.md) */
+#define FL_REPORT_JSON 0        /* the JSON report, schema "faultline.report/1" (libcore/report/REPORT.md) */
 #define FL_REPORT_TEXT 1        /* the human report */
 #define FL_REPORT_TEXT_COLOR 2  /* the human report with ANSI colors */
 #define FL_REPORT_SUMMARY 3     /* one line, at most 1 KiB: "failure: ID (type) on rank R host H; action A" */

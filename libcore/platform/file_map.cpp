@@ -1,4 +1,4 @@
-#include "file_map.h"
+#include "platform/file_map.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "../status.h"
+#include "common/status.h"
 
 namespace faultline {
 

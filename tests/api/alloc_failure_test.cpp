@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "alloc.h"
+#include "common/alloc.h"
 #include "faultline.h"
 
 namespace fs = std::filesystem;
@@ -226,7 +226,7 @@ std::vector<Job> jobs() {
 std::set<Site> direct_sites_in_source() {
   std::set<Site> sites;
   fs::path dir = fs::path(FAULTLINE_SOURCE_DIR) / "libcore";
-  for (const auto &e : fs::directory_iterator(dir)) {
+  for (const auto &e : fs::recursive_directory_iterator(dir)) {
     std::string name = e.path().filename().string();
     if (name == "alloc.h" || name == "alloc.cpp" || name == "growbuf.h") continue;
     if (e.path().extension() != ".cpp" && e.path().extension() != ".h") continue;

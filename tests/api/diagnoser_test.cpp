@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "faultline.h"
-#include "hash.h"
+#include "common/hash.h"
 
 namespace fs = std::filesystem;
 

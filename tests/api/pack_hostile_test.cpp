@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "hash.h"
+#include "common/hash.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "hash.h"
+#include "common/hash.h"
 
 namespace fuzz {
 

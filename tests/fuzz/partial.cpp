@@ -12,7 +12,7 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "hash.h"
+#include "common/hash.h"
 
 namespace {
 
@@ -67,7 +67,7 @@ void check_merged(fl_diagnoser *d) {
 void put_u32(std::string *s, uint32_t v) { s->append(reinterpret_cast<const char *>(&v), 4); }
 void put_u64(std::string *s, uint64_t v) { s->append(reinterpret_cast<const char *>(&v), 8); }
 
-// libcore/partial.cpp: "FLPARTL1", u32 format 1, u32 0, u64 payload bytes, u64 XXH64(payload).
+// libcore/diagnose/partial.cpp: "FLPARTL1", u32 format 1, u32 0, u64 payload bytes, u64 XXH64(payload).
 std::string wrap(const uint8_t *payload, size_t n) {
   std::string p("FLPARTL1");
   put_u32(&p, 1);

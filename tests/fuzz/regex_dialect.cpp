@@ -7,13 +7,13 @@
 //  - every program flc compiles passes the runtime's program verifier (the
 //    pack verifier would otherwise refuse the pack flc just built);
 //  - the backtracker and the Pike VM give the same match and captures
-//    (libcore/program.h), and pike_match (which picks one) agrees.
+//    (libcore/match/program.h), and pike_match (which picks one) agrees.
 #include <string>
 #include <string_view>
 
 #include "fuzz_common.h"
 #include "pieces.h"
-#include "program.h"
+#include "match/program.h"
 #include "program_compiler.h"
 #include "regex_export.h"
 #include "regex_parser.h"

@@ -1,5 +1,5 @@
 """Shared helpers of the golden tests: run the faultline command, validate
-every JSON report it prints against libcore/report.schema.json."""
+every JSON report it prints against libcore/report/report.schema.json."""
 import json
 import os
 import subprocess
@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.environ.get("FAULTLINE_BIN", os.path.join(ROOT, "build", "faultline"))
 SHARED = os.environ.get("FAULTLINE_SHARED_DIR", os.path.join(os.path.dirname(ROOT), "shared"))
 
-with open(os.path.join(ROOT, "libcore", "report.schema.json")) as f:
+with open(os.path.join(ROOT, "libcore", "report", "report.schema.json")) as f:
     _validator = jsonschema.Draft7Validator(json.load(f))
 
 validated = 0

@@ -44,7 +44,7 @@ JUNK = (bytes(range(256)) + b"\n" + b"\0" * 300 + b"loss \0nan\n"
 
 
 def line_of(data, offset):
-    """1-based line holding data[offset], lines ended by '\\n', '\\r\\n' or a bare '\\r' (libcore/api_scanner.cpp)."""
+    """1-based line holding data[offset], lines ended by '\\n', '\\r\\n' or a bare '\\r' (libcore/api/api_scanner.cpp)."""
     head = data[:offset]
     return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
 
@@ -89,7 +89,7 @@ class RunFaults(unittest.TestCase):
         self.assertIn(OOM_ID.encode(), stderr.split(b"==== faultline:")[-1])
         root = self.report()["root"]
         self.assertEqual((root["id"], root["type"], root["source"]), (OOM_ID, "cuda_oom", source))
-        self.assertEqual(root["text"].encode(), text[:480])  # libcore/REPORT.md: at most 480 bytes of the line
+        self.assertEqual(root["text"].encode(), text[:480])  # libcore/report/REPORT.md: at most 480 bytes of the line
         self.assertEqual(root["fields"].get("requested"), "2.00 GiB")
         if line is not None:
             self.assertEqual(root["line"], line)

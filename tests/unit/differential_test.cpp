@@ -9,7 +9,7 @@
 #include <random>
 
 #include "fixtures.h"
-#include "line_matcher.h"
+#include "match/line_matcher.h"
 
 namespace {
 

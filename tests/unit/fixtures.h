@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pack_reader.h"
+#include "match/pack_reader.h"
 #include "pack_writer.h"
 #include "program_compiler.h"
 #include "regex_parser.h"

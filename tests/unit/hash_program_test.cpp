@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "hash.h"
-#include "program.h"
+#include "common/hash.h"
+#include "match/program.h"
 #include "program_compiler.h"
 #include "regex_parser.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fixtures.h"
-#include "literal_filter.h"
+#include "match/literal_filter.h"
 #include "literals.h"
 
 using namespace faultline;

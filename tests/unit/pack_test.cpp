@@ -7,9 +7,9 @@
 #include <cstring>
 
 #include "fixtures.h"
-#include "hash.h"
+#include "common/hash.h"
 #include "pack_generated.h"
-#include "pack_header.h"
+#include "match/pack_header.h"
 
 using namespace faultline;
 

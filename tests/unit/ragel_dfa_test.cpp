@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "dfa.h"
+#include "match/dfa.h"
 #include "pieces.h"
 #include "ragel_dfa.h"
 #include "regex_parser.h"

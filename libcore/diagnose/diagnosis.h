@@ -1,0 +1,71 @@
+// Diagnosis: from canonical evidence to the initiating failure, its rank
+// and host, what is collateral and why, how sure we are, and what is
+// missing. Pure function of the evidence and the pack; rendering is in
+// report_json.cpp and report_text.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "diagnose/evidence.h"
+
+namespace faultline {
+
+enum class Verdict { kNoFailure, kFailure, kInconclusive };
+
+// One entry other than the root that holds, with every rank it fired on.
+struct Finding {
+  uint32_t entry = kNoEntry;
+  uint32_t first_group = 0;    // earliest group of the entry
+  uint64_t count = 0;
+  uint32_t rank_count = 0;     // distinct ranks (>= 0) below, at most kMaxRanks
+  int64_t ranks[32];
+  uint32_t more_ranks = 0;     // distinct ranks not listed
+  const char *reason = "";     // static text, completed by the renderer
+  bool caused_by_root = false; // the root entry lists this one in `causes`
+};
+
+struct Diagnosis {
+  explicit Diagnosis(const Allocator &a)
+      : alloc(a), collateral(a), findings(a), reasons(a), missing(a), root_ranks(a), group_rank(a), fingerprint_template(a) {}
+
+  Allocator alloc;               // for the diagnosis and its rendering
+  Verdict verdict = Verdict::kNoFailure;
+  // The root: a group (known entry), else an exception candidate (unknown),
+  // else a launcher hint (unknown, exit status only).
+  int32_t root_group = -1, root_candidate = -1, root_hint = -1;
+  int64_t root_rank = -1;
+  Str root_host;
+  const char *decided_by = "";  // which evidence decided (see report schema)
+  double confidence = 0;
+  Vec<Finding> collateral;      // other holding entries (cause/collateral/wrapper)
+  Vec<Finding> findings;        // informational: symptoms that hold
+  Text reasons;                 // confidence reasons, '\n'-separated
+  Text missing;                 // missing evidence, '\n'-separated
+  Vec<int64_t> root_ranks;      // every rank the root entry holds on
+  // Per evidence group: its rank from the line, the message, NCCL's
+  // pid-to-rank lines, or (single-host jobs) the local rank or GPU index.
+  Vec<int64_t> group_rank;
+  int64_t lagging_rank = -1;    // from NCCL progress
+  int64_t lagging_seq = -1;
+  uint64_t fingerprint = 0;
+  Text fingerprint_template;    // what the fingerprint hashes
+  const char *lagging_how = ""; // how the lagging rank was found
+};
+
+// Evidence must be canonicalized first.
+bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *out);
+
+// Comparable time of a timestamp as printed (month, day, time of day in
+// microseconds; the year is ignored), or -1 when it is not a known format.
+int64_t time_key(const char *s, size_t n);
+
+// Normalizes text into a template: digit runs, hex ids and paths replaced,
+// so that the same failure in another run gives the same template.
+void template_of(const char *s, size_t n, Text *out);
+
+const char *verdict_name(Verdict v);
+const char *action_name(fb::Action a);
+const char *role_name(fb::Role r);
+const char *severity_name(fb::Severity s);
+
+}  // namespace faultline

@@ -1,0 +1,547 @@
+#include "diagnose/evidence.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace faultline {
+
+namespace {
+
+bool name_is(const flatbuffers::String *s, const char *lit) {
+  return s && std::strcmp(s->c_str(), lit) == 0;
+}
+
+// Signed decimal of at most 18 digits; false when it is not one.
+bool parse_i64(const char *p, size_t n, int64_t *out) {
+  bool neg = n > 0 && p[0] == '-';
+  size_t i = neg ? 1 : 0;
+  if (n == i || n - i > 18) return false;
+  int64_t v = 0;
+  for (; i < n; i++) {
+    if (p[i] < '0' || p[i] > '9') return false;
+    v = v * 10 + (p[i] - '0');
+  }
+  *out = neg ? -v : v;
+  return true;
+}
+
+bool capture(const fl_event *ev, const char *name, int64_t *out) {
+  for (uint32_t i = 0; i < ev->capture_count; i++)
+    if (std::strcmp(ev->captures[i].name, name) == 0)
+      return parse_i64(ev->captures[i].value, ev->captures[i].value_len, out);
+  return false;
+}
+
+const fl_capture *capture_text(const fl_event *ev, const char *name) {
+  for (uint32_t i = 0; i < ev->capture_count; i++)
+    if (std::strcmp(ev->captures[i].name, name) == 0) return &ev->captures[i];
+  return nullptr;
+}
+
+uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const auto *b = static_cast<const uint8_t *>(p);
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+// Text kept of a line or value: at most `max` bytes, not ending inside a
+// UTF-8 sequence.
+size_t clip(const char *p, size_t n, size_t max) {
+  if (n <= max) return n;
+  size_t k = max;
+  while (k > 0 && (static_cast<uint8_t>(p[k]) & 0xC0) == 0x80) k--;
+  return k;
+}
+
+}  // namespace
+
+bool entry_is_generic(const fb::Entry *e) {
+  if (!e->tags()) return false;
+  for (const auto *t : *e->tags())
+    if (std::strcmp(t->c_str(), "generic") == 0) return true;
+  return false;
+}
+
+Evidence::Evidence(const Allocator &a)
+    : sources(a), groups(a), hints(a), progress(a), candidates(a), pid_ranks(a), alloc_(a), pool_(a), table_(a) {
+  pool_.addc('\0');  // offset 0 is the empty string
+}
+
+bool Evidence::failed() const {
+  return sources.failed() || groups.failed() || hints.failed() || progress.failed() || candidates.failed() ||
+         pid_ranks.failed() || pool_.failed() || table_.failed();
+}
+
+Str Evidence::intern(const char *p, size_t n) {
+  if (n == 0) return Str{};
+  if (pool_.size() + n + 1 > 0xffffffffu) return Str{};
+  Str s{static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(n)};
+  pool_.add(p, n);
+  pool_.addc('\0');
+  if (pool_.failed()) return Str{};
+  return s;
+}
+
+bool Evidence::str_eq(Str s, const char *p, size_t n) const {
+  return s.len == n && (n == 0 || std::memcmp(str(s), p, n) == 0);
+}
+
+Str Evidence::copy_from(const Evidence &o, Str s) { return intern(o.str(s), s.len); }
+
+uint32_t Evidence::begin_source(const char *name, size_t len) {
+  uint32_t idx = kNoEntry;
+  for (uint32_t i = 0; i < sources.size(); i++)
+    if (str_eq(sources[i].name, name, len)) idx = i;
+  if (idx == kNoEntry) {
+    SourceRec rec;
+    rec.name = intern(name, len);
+    source_hints_from_name(name, len, &rec.rank_hint, &rec.local_rank_hint);
+    if (!sources.push(rec)) return kNoEntry;
+    idx = static_cast<uint32_t>(sources.size() - 1);
+  }
+  live_ = Live{};
+  live_.source = idx;
+  return idx;
+}
+
+void Evidence::end_source(uint32_t) { live_ = Live{}; }
+
+void Evidence::add_bytes(uint32_t source, uint64_t bytes, uint64_t lines) {
+  if (source >= sources.size()) return;
+  sources[source].bytes += bytes;
+  sources[source].lines += lines;
+}
+
+int64_t event_rank(const SourceRec &src, const fl_event *ev) {
+  if (ev->rank >= 0) return ev->rank;
+  return src.rank_hint;
+}
+
+void Evidence::rehash() {
+  size_t cap = 64;
+  while (cap < groups.size() * 2 + 2) cap *= 2;  // find_group rehashes below this
+  table_.clear();
+  if (!table_.reserve(cap)) return;
+  for (size_t i = 0; i < cap; i++) table_.push(0);
+  for (uint32_t gi = 0; gi < groups.size(); gi++) {
+    const Group &g = groups[gi];
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = mix(h, &g.source, sizeof g.source);
+    h = mix(h, str(g.entry_id), g.entry_id.len);
+    h = mix(h, &g.rank, sizeof g.rank);
+    h = mix(h, str(g.host), g.host.len);
+    size_t slot = h & (cap - 1);
+    while (table_[slot]) slot = (slot + 1) & (cap - 1);
+    table_[slot] = gi + 1;
+  }
+}
+
+uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host,
+                              size_t host_len, bool create) {
+  if (table_.size() < groups.size() * 2 + 2) rehash();
+  if (table_.empty()) return kNoEntry;
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = mix(h, &source, sizeof source);
+  h = mix(h, str(id), id.len);
+  h = mix(h, &rank, sizeof rank);
+  h = mix(h, host, host_len);
+  size_t cap = table_.size();
+  size_t slot = h & (cap - 1);
+  while (table_[slot]) {
+    const Group &g = groups[table_[slot] - 1];
+    if (g.source == source && g.rank == rank && str_eq(g.entry_id, str(id), id.len) &&
+        str_eq(g.host, host, host_len))
+      return table_[slot] - 1;
+    slot = (slot + 1) & (cap - 1);
+  }
+  if (!create || groups.size() >= kMaxGroups) return kNoEntry;
+  Group g;
+  g.source = source;
+  g.entry = entry;
+  g.entry_id = id;
+  g.rank = rank;
+  g.host = intern(host, host_len);
+  if (!groups.push(g)) return kNoEntry;
+  table_[slot] = static_cast<uint32_t>(groups.size());
+  return static_cast<uint32_t>(groups.size() - 1);
+}
+
+void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host,
+                              size_t host_len) {
+  if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) return;
+  Candidate c;
+  c.source = source;
+  c.line = ev->line_number;
+  c.rank = rank;
+  c.host = intern(host, host_len);
+  c.time = intern(ev->time, ev->time ? ev->time_len : 0);
+  c.text = intern(ev->line, clip(ev->line, ev->line_len, kMaxTextBytes));
+  // "Type: message" without the line's prefix: what the template is made of.
+  if (const fl_capture *x = capture_text(ev, "exception")) {
+    const fl_capture *m = capture_text(ev, "message");
+    const char *end = m ? m->value + m->value_len : x->value + x->value_len;
+    size_t n = static_cast<size_t>(end - x->value);
+    c.exception = intern(x->value, clip(x->value, n, kMaxTextBytes));
+  }
+  c.explained = live_.known_line == ev->line_number;
+  // Keep the first half and the latest half of the per-source budget.
+  size_t in_source = 0, first_kept = kNoEntry;
+  for (size_t i = 0; i < candidates.size(); i++)
+    if (candidates[i].source == source) {
+      if (in_source == kMaxCandidatesPerSource / 2) first_kept = i;
+      in_source++;
+    }
+  if (in_source >= kMaxCandidatesPerSource && first_kept != kNoEntry) candidates.erase(first_kept);
+  candidates.push(c);
+}
+
+void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat) {
+  if (name_is(pat->name(), "root_cause_header")) {
+    if (live_.hint_done) return;
+    for (const auto &h : hints)
+      if (h.source == source) return;
+    LaunchHint h;
+    h.source = source;
+    h.line = ev->line_number;
+    hints.push(h);
+    live_.hint_line = ev->line_number;
+    live_.hint_done = true;
+    return;
+  }
+  if (live_.hint_line == 0 || ev->line_number > live_.hint_line + 12) return;
+  LaunchHint *h = nullptr;
+  for (auto &x : hints)
+    if (x.source == source) h = &x;
+  if (!h) return;
+  int64_t v;
+  if (h->rank < 0 && capture(ev, "failed_rank", &v)) h->rank = v;
+  if (h->local_rank < 0 && capture(ev, "failed_local_rank", &v)) h->local_rank = v;
+  if (!h->has_exitcode && capture(ev, "exitcode", &v)) {
+    h->exitcode = v;
+    h->has_exitcode = true;
+  }
+  if (h->signal == 0 && capture(ev, "signal", &v)) h->signal = v;
+  if (h->host.len == 0)
+    if (const fl_capture *x = capture_text(ev, "failed_host")) h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
+}
+
+void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
+  int64_t seq = -1, enq = -1, done = -1;
+  bool any = capture(ev, "timeout_seq", &seq) | capture(ev, "last_enqueued", &enq) | capture(ev, "last_completed", &done);
+  if (!any) return;
+  // Lines of one rank come in runs: try the last record first.
+  auto same = [&](const Progress &x) { return x.source == source && x.rank == rank && str_eq(x.host, host, host_len); };
+  Progress *p = nullptr;
+  if (live_.last_progress < progress.size() && same(progress[live_.last_progress])) p = &progress[live_.last_progress];
+  for (size_t i = 0; !p && i < progress.size(); i++)
+    if (same(progress[i])) p = &progress[i], live_.last_progress = i;
+  if (!p) {
+    if (progress.size() >= kMaxProgress) return;
+    Progress n;
+    n.source = source;
+    n.rank = rank;
+    n.host = intern(host, host_len);
+    n.line = ev->line_number;
+    if (!progress.push(n)) return;
+    p = &progress.back();
+    live_.last_progress = progress.size() - 1;
+  }
+  if (seq >= 0 && (p->timeout_seq < 0 || seq < p->timeout_seq)) p->timeout_seq = seq;
+  if (enq > p->last_enqueued) p->last_enqueued = enq;
+  if (done > p->last_completed) p->last_completed = done;
+}
+
+void Evidence::add_event(uint32_t source, const fl_event *ev) {
+  if (!pack_ || source >= sources.size() || ev->entry >= pack_->entry_count()) return;
+  const fb::Entry *e = pack_->entry(ev->entry);
+  const fb::Pattern *pat = pack_->pattern(ev->pattern_index);
+  const SourceRec &src = sources[source];
+  int64_t rank = event_rank(src, ev), v;
+  // A rank the message states ("for rank 3") when the prefix does not say.
+  if (ev->rank < 0 && capture(ev, "rank", &v) && v >= 0) rank = v;
+  const char *host = ev->host ? ev->host : "";
+  size_t host_len = ev->host ? clip(ev->host, ev->host_len, kMaxFieldBytes) : 0;
+
+  if (entry_is_generic(e)) {
+    int64_t nranks;
+    if (name_is(pat->name(), "nccl_rank_assignment") && ev->pid >= 0 && capture(ev, "comm_rank", &v) &&
+        capture(ev, "nranks", &nranks)) {
+      size_t mark = pool_.size();
+      if (!note_pid_rank(ev->pid, v, nranks, intern(host, host_len))) pool_.truncate(mark);
+      return;
+    }
+    if (capture(ev, "world_size", &v) && v > world_size_) world_size_ = v;
+    if (name_is(pat->name(), "traceback_header")) live_.traceback_line = ev->line_number;
+    else if (name_is(pat->name(), "exception_line")) note_candidate(source, ev, rank, host, host_len);
+  } else {
+    live_.known_line = ev->line_number;
+    for (size_t i = candidates.size(); i-- > 0;) {
+      if (candidates[i].source != source) continue;
+      if (candidates[i].line == ev->line_number) candidates[i].explained = true;
+      break;
+    }
+  }
+  note_hint(source, ev, pat);
+  note_progress(source, ev, rank, host, host_len);
+
+  // Groups name their entry by id (partials outlive pack indices). The id is
+  // interned for the lookup and the copy dropped again when the group exists.
+  size_t mark = pool_.size();
+  Str id = intern(e->id()->c_str(), e->id()->size());
+  uint32_t gi = find_group(source, ev->entry, id, rank, host, host_len, false);
+  if (gi != kNoEntry) pool_.truncate(mark);
+  else gi = find_group(source, ev->entry, id, rank, host, host_len, true);
+  if (gi == kNoEntry) {
+    dropped_events_++;
+    return;
+  }
+  Group &g = groups[gi];
+  g.count++;
+  uint32_t pi = ev->pattern_index - e->first_pattern();
+  if (pi < 32) g.pattern_mask |= 1u << pi;
+  if (g.first_line == 0) {
+    g.first_line = ev->line_number;
+    size_t keep = clip(ev->line, ev->line_len, kMaxTextBytes);
+    g.first_text = intern(ev->line, keep);
+    g.truncated = keep < ev->line_len || (ev->flags & FL_EVENT_LINE_TRUNCATED);
+    g.first_time = intern(ev->time, ev->time ? clip(ev->time, ev->time_len, 64) : 0);
+    const flatbuffers::String *name = pat->name();  // optional in the schema
+    g.first_pattern = intern(name ? name->c_str() : "", name ? name->size() : 0);
+    size_t fields_at = pool_.size();
+    for (uint32_t i = 0; i < ev->capture_count && i < kMaxFields; i++) {
+      const fl_capture &c = ev->captures[i];
+      pool_.add(c.name, std::strlen(c.name));
+      pool_.addc('\0');
+      pool_.add(c.value, clip(c.value, c.value_len, kMaxFieldBytes));
+      pool_.addc('\0');
+    }
+    g.fields = Str{static_cast<uint32_t>(fields_at), static_cast<uint32_t>(pool_.size() - fields_at)};
+  }
+  g.last_line = ev->line_number;
+  if (g.pid < 0) g.pid = ev->pid;
+  if (g.local_rank < 0) g.local_rank = ev->local_rank >= 0 ? ev->local_rank : src.local_rank_hint;
+  if (g.local_rank < 0 && capture(ev, "local_rank", &v)) g.local_rank = v;
+  if (g.device < 0) g.device = ev->device;
+  if (g.culprit_rank < 0 && capture(ev, "culprit_rank", &v)) g.culprit_rank = v;
+}
+
+bool Evidence::note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host) {
+  for (auto &x : pid_ranks)
+    if (x.pid == pid && str_eq(x.host, str(host), host.len)) {
+      if (nranks > x.nranks || (nranks == x.nranks && rank < x.rank)) x.rank = rank, x.nranks = nranks;
+      return false;
+    }
+  if (pid_ranks.size() >= kMaxPidRanks) return false;
+  RankOfPid r;
+  r.host = host;
+  r.pid = pid;
+  r.rank = rank;
+  r.nranks = nranks;
+  return pid_ranks.push(r);
+}
+
+void Evidence::merge_group(const Evidence &o, const Group &og, uint32_t source) {
+  Str id = copy_from(o, og.entry_id);
+  uint32_t entry = og.entry;
+  if (pack_) {
+    entry = kNoEntry;
+    for (uint32_t i = 0; i < pack_->entry_count(); i++)
+      if (str_eq(id, pack_->entry(i)->id()->c_str(), pack_->entry(i)->id()->size())) entry = i;
+  }
+  uint32_t gi = find_group(source, entry, id, og.rank, o.str(og.host), og.host.len, true);
+  if (gi == kNoEntry) {
+    dropped_events_ += og.count;
+    return;
+  }
+  Group &g = groups[gi];
+  bool earlier = g.first_line == 0 || og.first_line < g.first_line;
+  g.count += og.count;
+  g.pattern_mask |= og.pattern_mask;
+  if (og.last_line > g.last_line) g.last_line = og.last_line;
+  if (earlier || g.pid < 0) g.pid = og.pid >= 0 ? og.pid : g.pid;
+  if (earlier || g.local_rank < 0) g.local_rank = og.local_rank >= 0 ? og.local_rank : g.local_rank;
+  if (earlier || g.device < 0) g.device = og.device >= 0 ? og.device : g.device;
+  if (earlier || g.culprit_rank < 0) g.culprit_rank = og.culprit_rank >= 0 ? og.culprit_rank : g.culprit_rank;
+  if (earlier) {
+    g.first_line = og.first_line;
+    g.first_text = copy_from(o, og.first_text);
+    g.first_time = copy_from(o, og.first_time);
+    g.first_pattern = copy_from(o, og.first_pattern);
+    g.truncated = og.truncated;
+    size_t mark = pool_.size();
+    pool_.add(o.str(og.fields), og.fields.len);
+    g.fields = Str{static_cast<uint32_t>(mark), og.fields.len};
+  }
+}
+
+void Evidence::merge(const Evidence &o) {
+  Vec<uint32_t> map(alloc_);
+  for (const SourceRec &s : o.sources) {
+    uint32_t idx = kNoEntry;
+    for (uint32_t i = 0; i < sources.size(); i++)
+      if (str_eq(sources[i].name, o.str(s.name), s.name.len)) idx = i;
+    if (idx == kNoEntry) {
+      SourceRec r = s;
+      r.name = copy_from(o, s.name);
+      r.bytes = r.lines = 0;
+      if (!sources.push(r)) return;
+      idx = static_cast<uint32_t>(sources.size() - 1);
+    }
+    sources[idx].bytes += s.bytes;
+    sources[idx].lines += s.lines;
+    map.push(idx);
+  }
+  if (map.size() != o.sources.size()) return;
+  for (const Group &g : o.groups) merge_group(o, g, map[g.source]);
+  for (const LaunchHint &h : o.hints) {
+    LaunchHint n = h;
+    n.source = map[h.source];
+    n.host = copy_from(o, h.host);
+    bool placed = false;
+    for (auto &x : hints)
+      if (x.source == n.source) {
+        if (n.line < x.line) x = n;
+        placed = true;
+      }
+    if (!placed) hints.push(n);
+  }
+  for (const Progress &p : o.progress) {
+    Progress *mine = nullptr;
+    for (auto &x : progress)
+      if (x.source == map[p.source] && x.rank == p.rank && str_eq(x.host, o.str(p.host), p.host.len)) mine = &x;
+    if (!mine) {
+      Progress n = p;
+      n.source = map[p.source];
+      n.host = copy_from(o, p.host);
+      progress.push(n);
+      continue;
+    }
+    if (p.timeout_seq >= 0 && (mine->timeout_seq < 0 || p.timeout_seq < mine->timeout_seq))
+      mine->timeout_seq = p.timeout_seq;
+    if (p.last_enqueued > mine->last_enqueued) mine->last_enqueued = p.last_enqueued;
+    if (p.last_completed > mine->last_completed) mine->last_completed = p.last_completed;
+    if (p.line < mine->line) mine->line = p.line;
+  }
+  if (o.world_size_ > world_size_) world_size_ = o.world_size_;
+  for (const RankOfPid &r : o.pid_ranks) note_pid_rank(r.pid, r.rank, r.nranks, copy_from(o, r.host));
+  for (const Candidate &c : o.candidates) {
+    Candidate n = c;
+    n.source = map[c.source];
+    n.host = copy_from(o, c.host);
+    n.time = copy_from(o, c.time);
+    n.text = copy_from(o, c.text);
+    n.exception = copy_from(o, c.exception);
+    bool dup = false;
+    for (auto &x : candidates)
+      if (x.source == n.source && x.line == n.line) {
+        x.explained = x.explained || n.explained;
+        dup = true;
+      }
+    if (!dup) candidates.push(n);
+  }
+}
+
+void Evidence::canonicalize() {
+  // Sources by name.
+  size_t n = sources.size();
+  Vec<uint32_t> order(alloc_), rank_of(alloc_);
+  for (uint32_t i = 0; i < n; i++) order.push(i);
+  if (order.failed()) return;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const Str &x = sources[a].name, &y = sources[b].name;
+    int c = std::memcmp(str(x), str(y), x.len < y.len ? x.len : y.len);
+    return c != 0 ? c < 0 : x.len < y.len;
+  });
+  for (uint32_t i = 0; i < n; i++) rank_of.push(0);
+  if (rank_of.failed()) return;
+  for (uint32_t i = 0; i < n; i++) rank_of[order[i]] = i;
+  Vec<SourceRec> sorted(alloc_);
+  for (uint32_t i = 0; i < n; i++) sorted.push(sources[order[i]]);
+  if (sorted.failed()) return;
+  sources.swap(sorted);
+  for (auto &g : groups) g.source = rank_of[g.source];
+  for (auto &h : hints) h.source = rank_of[h.source];
+  for (auto &p : progress) p.source = rank_of[p.source];
+  for (auto &c : candidates) c.source = rank_of[c.source];
+  if (live_.source < n) live_.source = rank_of[live_.source];
+
+  auto cmp_str = [&](Str a, Str b) {
+    int c = std::memcmp(str(a), str(b), a.len < b.len ? a.len : b.len);
+    return c != 0 ? c : (a.len < b.len ? -1 : a.len > b.len ? 1 : 0);
+  };
+  std::sort(groups.begin(), groups.end(), [&](const Group &a, const Group &b) {
+    if (a.source != b.source) return a.source < b.source;
+    if (a.first_line != b.first_line) return a.first_line < b.first_line;
+    if (int c = cmp_str(a.entry_id, b.entry_id)) return c < 0;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return cmp_str(a.host, b.host) < 0;
+  });
+  std::sort(hints.begin(), hints.end(), [](const LaunchHint &a, const LaunchHint &b) { return a.source < b.source; });
+  std::sort(progress.begin(), progress.end(), [&](const Progress &a, const Progress &b) {
+    if (a.source != b.source) return a.source < b.source;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return cmp_str(a.host, b.host) < 0;
+  });
+  std::sort(pid_ranks.begin(), pid_ranks.end(), [&](const RankOfPid &a, const RankOfPid &b) {
+    if (int c = cmp_str(a.host, b.host)) return c < 0;
+    return a.pid < b.pid;
+  });
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
+    return a.source != b.source ? a.source < b.source : a.line < b.line;
+  });
+  // The same per-source candidate budget as while scanning: first half and latest half.
+  Vec<Candidate> kept(alloc_);
+  for (size_t i = 0; i < candidates.size();) {
+    size_t j = i;
+    while (j < candidates.size() && candidates[j].source == candidates[i].source) j++;
+    size_t count = j - i, half = kMaxCandidatesPerSource / 2;
+    for (size_t k = i; k < j; k++)
+      if (count <= kMaxCandidatesPerSource || k - i < half || j - k <= half) kept.push(candidates[k]);
+    i = j;
+  }
+  if (!kept.failed()) candidates.swap(kept);
+  table_.clear();
+  rehash();
+}
+
+void source_hints_from_name(const char *name, size_t len, int64_t *rank, int64_t *local_rank) {
+  *rank = -1;
+  *local_rank = -1;
+  // Last path component.
+  size_t base = 0;
+  for (size_t i = 0; i < len; i++)
+    if (name[i] == '/') base = i + 1;
+  // "rank3", "rank-3", "rank_3", "rank.3" (any case) in the file name.
+  for (size_t i = base; i + 4 < len; i++) {
+    const char *p = name + i;
+    if ((p[0] | 0x20) != 'r' || (p[1] | 0x20) != 'a' || (p[2] | 0x20) != 'n' || (p[3] | 0x20) != 'k') continue;
+    size_t j = i + 4;
+    if (j < len && (name[j] == '-' || name[j] == '_' || name[j] == '.')) j++;
+    int64_t v = 0;
+    size_t digits = 0;
+    while (j < len && name[j] >= '0' && name[j] <= '9' && digits < 9) v = v * 10 + (name[j++] - '0'), digits++;
+    if (digits) {
+      *rank = v;
+      return;
+    }
+  }
+  // torchrun --log-dir: <dir>/<run_id>/attempt_<k>/<local_rank>/{stdout,stderr}.log
+  if (base >= 2) {
+    size_t end = base - 1, start = end;
+    while (start > 0 && name[start - 1] != '/') start--;
+    bool digits = end > start;
+    int64_t v = 0;
+    for (size_t i = start; i < end && digits; i++) {
+      if (name[i] < '0' || name[i] > '9' || i - start > 8) digits = false;
+      else v = v * 10 + (name[i] - '0');
+    }
+    if (digits && start >= 2) {
+      // The parent directory must be attempt_<k>.
+      size_t pend = start - 1, pstart = pend;
+      while (pstart > 0 && name[pstart - 1] != '/') pstart--;
+      if (pend - pstart > 8 && std::memcmp(name + pstart, "attempt_", 8) == 0) *local_rank = v;
+    }
+  }
+}
+
+}  // namespace faultline

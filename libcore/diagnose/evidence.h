@@ -1,0 +1,181 @@
+// Evidence: what the scanner's events say about a job, kept compact and
+// bounded so that any log size fits. Per source (one log file or stream) and
+// per (entry, rank, host): how often it fired, the first and last line, the
+// first line's text, time and captured fields. Beside the groups: the
+// launcher's "Root Cause (first observed failure)" block, NCCL progress
+// figures per rank, and fatal-looking Python exception lines for failures no
+// entry knows.
+//
+// Evidence is a set: merging two (partials of a job) is associative and
+// commutative, and the report is computed from a canonical order, so any
+// partition of a job's logs merged in any order diagnoses like the whole.
+#pragma once
+
+#include <cstdint>
+
+#include "common/growbuf.h"
+#include "match/pack_reader.h"
+
+namespace faultline {
+
+constexpr uint32_t kNoEntry = 0xffffffffu;
+constexpr size_t kMaxGroups = 1u << 16;        // beyond: counted in dropped_events
+constexpr size_t kMaxTextBytes = 480;          // kept of a line
+constexpr size_t kMaxFieldBytes = 160;         // kept of a captured value
+constexpr size_t kMaxFields = 12;              // kept per group
+constexpr size_t kMaxCandidatesPerSource = 16; // fatal-looking exception lines
+constexpr uint64_t kTracebackReach = 400;      // lines from "Traceback" to its exception
+constexpr size_t kMaxPidRanks = 4096;            // NCCL pid-to-rank records
+constexpr size_t kMaxProgress = 1024;            // NCCL progress records (per source, rank, host)
+
+// A string in the evidence's pool.
+struct Str {
+  uint32_t off = 0, len = 0;
+};
+
+struct SourceRec {
+  Str name;
+  uint64_t bytes = 0, lines = 0;
+  int64_t rank_hint = -1;        // from the file name (rank3.log, ...)
+  int64_t local_rank_hint = -1;  // torchrun --log-dir: .../attempt_0/<local_rank>/stderr.log
+};
+
+struct Group {
+  uint32_t source = 0;
+  uint32_t entry = kNoEntry;     // index in the pack; kNoEntry when the id is not in it
+  Str entry_id;
+  int64_t rank = -1;
+  Str host;
+  uint64_t count = 0;
+  uint64_t first_line = 0, last_line = 0;
+  Str first_time, first_text, first_pattern;
+  Str fields;                    // "name\0value\0" pairs of the first event
+  uint32_t pattern_mask = 0;     // bit i: the entry's pattern i fired (i < 32)
+  uint32_t truncated = 0;        // the first line was cut at kMaxTextBytes
+  // Weaker clues to the rank, resolved at diagnosis (see effective ranks).
+  int64_t pid = -1, local_rank = -1, device = -1;
+  int64_t culprit_rank = -1;     // a rank the message itself blames (capture `culprit_rank`)
+};
+
+// Which global rank a process is: NCCL prints "comm 0x.. rank R nranks N"
+// for every communicator a process joins; the largest one is the world.
+struct RankOfPid {
+  Str host;
+  int64_t pid = -1, rank = -1, nranks = -1;
+};
+
+// The launcher's summary of the first failed worker (torchrun's
+// "Root Cause (first observed failure)" block): a hint, not proof.
+struct LaunchHint {
+  uint32_t source = 0;
+  uint64_t line = 0;             // of the block header; 0 = none
+  int64_t rank = -1, local_rank = -1, exitcode = 0, signal = 0;
+  bool has_exitcode = false;
+  Str host;
+};
+
+// NCCL progress of one rank: the collective it timed out on and how far it got.
+struct Progress {
+  uint32_t source = 0;
+  int64_t rank = -1;
+  Str host;
+  int64_t timeout_seq = -1;      // smallest SeqNum this rank timed out on
+  int64_t last_enqueued = -1;    // largest "last enqueued NCCL work"
+  int64_t last_completed = -1;   // largest "last completed NCCL work"
+  uint64_t line = 0;
+};
+
+// A Python exception line ending a traceback.
+struct Candidate {
+  uint32_t source = 0;
+  uint64_t line = 0;
+  int64_t rank = -1;
+  Str host, time, text, exception;
+  bool explained = false;        // the same line matched a known entry
+};
+
+class Evidence {
+ public:
+  explicit Evidence(const Allocator &a);
+
+  // The pack resolves entry ids; may be null for evidence read from a partial
+  // before a pack is known (entries then resolve at report time).
+  void set_pack(const PackView *pack) { pack_ = pack; }
+  const PackView *pack() const { return pack_; }
+
+  // Sources. begin_source returns the index of the source with that name
+  // (an existing one is continued).
+  uint32_t begin_source(const char *name, size_t len);
+  void end_source(uint32_t source);
+  uint32_t current_source() const { return live_.source; }  // kNoEntry when none
+  void add_bytes(uint32_t source, uint64_t bytes, uint64_t lines);
+  void add_event(uint32_t source, const fl_event *ev);
+
+  // Merges `other` into this evidence (strings are copied).
+  void merge(const Evidence &other);
+
+  // Serialized partial: see partial.cpp for the format.
+  bool serialize(Text *out) const;
+  bool deserialize(const uint8_t *bytes, size_t len, ErrorText *err);
+
+  bool failed() const;
+  uint64_t dropped_events() const { return dropped_events_; }
+  int64_t world_size() const { return world_size_; }  // largest stated, -1 unknown
+
+  // Canonical order: sources by name, groups by (source, first line, entry
+  // id, rank, host). Called before a report.
+  void canonicalize();
+
+  const char *str(Str s) const { return pool_.data() ? pool_.data() + s.off : ""; }
+  bool str_eq(Str s, const char *p, size_t n) const;
+  Str intern(const char *p, size_t n);
+
+  Vec<SourceRec> sources;
+  Vec<Group> groups;
+  Vec<LaunchHint> hints;      // at most one per source
+  Vec<Progress> progress;     // one per (source, rank, host)
+  Vec<Candidate> candidates;  // at most kMaxCandidatesPerSource per source
+  Vec<RankOfPid> pid_ranks;   // at most kMaxPidRanks
+
+ private:
+  // Live scanning state of the current source (not part of a partial).
+  struct Live {
+    uint32_t source = kNoEntry;
+    uint64_t traceback_line = 0;      // last "Traceback (most recent call last):"
+    uint64_t known_line = 0;          // last line a known entry matched
+    uint64_t hint_line = 0;           // open root-cause block, 0 = none
+    bool hint_done = false;
+    size_t last_progress = 0;         // index of the progress record used last
+  };
+
+  uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len,
+                      bool create);
+  void rehash();
+  void note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
+  void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
+  void note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
+  bool note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host);
+  Str copy_from(const Evidence &o, Str s);
+  void merge_group(const Evidence &o, const Group &g, uint32_t source);
+
+  Allocator alloc_;
+  const PackView *pack_ = nullptr;
+  Text pool_;
+  Vec<uint32_t> table_;       // open addressing over groups: index + 1, 0 = empty
+  Live live_;
+  uint64_t dropped_events_ = 0;
+  int64_t world_size_ = -1;
+};
+
+// Entries tagged `generic` (e.g. uncaught Python exceptions) feed the
+// unknown-failure path instead of naming a failure themselves.
+bool entry_is_generic(const fb::Entry *e);
+
+// Rank and host of an event: the line's frame, else the source's hints.
+int64_t event_rank(const SourceRec &src, const fl_event *ev);
+
+// Reads rank hints from a log's file name: "rank3", "rank-3", "rank_3",
+// torchrun's --log-dir layout ".../attempt_N/<local_rank>/stdout.log".
+void source_hints_from_name(const char *name, size_t len, int64_t *rank, int64_t *local_rank);
+
+}  // namespace faultline

@@ -1,0 +1,135 @@
+#include "match/line_matcher.h"
+
+#include "match/literal_filter.h"
+
+#include <cstdlib>
+#include <cstring>
+
+
+namespace faultline {
+
+LineMatcher::~LineMatcher() {
+  alloc_.release(seen_);
+  alloc_.release(full_mask_);
+  alloc_.release(touched_);
+  alloc_.release(complete_);
+  alloc_.release(slots_);
+  alloc_.release(vm_scratch_);
+  alloc_.release(dfa_stamp_);
+  alloc_.release(dfa_list_);
+}
+
+Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
+  pack_ = pack;
+  alloc_ = alloc;
+  const uint32_t n = pack->pattern_count();
+  const size_t words = n ? n : 1;
+  seen_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  full_mask_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  touched_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  complete_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(words, sizeof(uint32_t)));
+  const uint32_t max_slots = pack->root->max_slot_count() ? pack->root->max_slot_count() : 2;
+  slots_ = static_cast<int32_t *>(alloc_.allocate_zeroed(max_slots, sizeof(int32_t)));
+  // Zeroed once: the VM's sparse sets tolerate stale contents but must not
+  // read uninitialised memory.
+  const uint32_t max_insns = pack->root->max_program_insns() ? pack->root->max_program_insns() : 1;
+  vm_scratch_ = alloc_.allocate_zeroed(1, pike_scratch_bytes(max_insns, max_slots));
+  const size_t dfas = pack->dfa_count() ? pack->dfa_count() : 1;
+  dfa_stamp_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
+  dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_) return Status::kNoMem;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t pieces = pack->pattern(i)->piece_count();
+    full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
+  }
+  return Status::kOk;
+}
+
+void LineMatcher::mark_dfa(uint32_t d) {
+  if (dfa_stamp_[d] == line_serial_) return;
+  dfa_stamp_[d] = line_serial_;
+  // Kept in ascending order (the lists are short): events come out in the
+  // same order whatever order the keys were found in.
+  uint32_t i = dfa_list_count_++;
+  for (; i > 0 && dfa_list_[i - 1] > d; i--) dfa_list_[i] = dfa_list_[i - 1];
+  dfa_list_[i] = d;
+}
+
+void LineMatcher::on_key(void *self, const fb::LiteralKey *key) {
+  auto *m = static_cast<LineMatcher *>(self);
+  if (key->dfas())
+    for (uint32_t d : *key->dfas()) m->mark_dfa(d);
+}
+
+void LineMatcher::run_dfa(uint32_t d, const uint8_t *line, size_t len) {
+  const auto *pieces = pack_->root->pieces();
+  DfaView dfa = pack_->dfa(d);
+  dfa_run(dfa, line, len, [&](uint32_t state) {
+    for (const uint32_t *a = dfa.accepts_begin(state); a != dfa.accepts_end(state); ++a) {
+      const fb::Piece *piece = pieces->Get(*a);
+      uint32_t p = piece->pattern();
+      uint32_t before = seen_[p];
+      uint32_t after = before | (1u << piece->bit());
+      if (after == before) continue;
+      if (before == 0) touched_[touched_count_++] = p;
+      seen_[p] = after;
+      if (after == full_mask_[p]) complete_[complete_count_++] = p;
+    }
+  });
+}
+
+uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
+  touched_count_ = 0;
+  complete_count_ = 0;
+  const LiteralFilterView &lf = pack_->literals;
+  if (lf.usable && !frame_always) {
+    // Only the DFAs of the keys this line holds; most lines hold none.
+    if (++line_serial_ == 0) {
+      for (uint32_t d = 0; d < pack_->dfa_count(); d++) dfa_stamp_[d] = 0;
+      line_serial_ = 1;
+    }
+    dfa_list_count_ = 0;
+    literal_each_key(lf, line, line + len, on_key, this);
+    if (dfa_list_count_ == 0) return 0;
+    candidate_lines_++;
+    for (uint32_t i = 0; i < dfa_list_count_; i++) run_dfa(dfa_list_[i], line, len);
+    // The line's frame matters only when some entry pattern may match.
+    bool any_entry = false;
+    for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
+    if (any_entry && lf.framing_dfas)
+      for (uint32_t d : *lf.framing_dfas) run_dfa(d, line, len);
+  } else {
+    candidate_lines_++;
+    for (uint32_t d = 0; d < pack_->dfa_count(); d++) run_dfa(d, line, len);
+  }
+  for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
+
+  // Framing patterns (log prefixes) are confirmed only on lines where some
+  // entry pattern is a candidate, and before them, so that a line's frame is
+  // known when its events are reported.
+  bool any_entry = false;
+  for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
+  if (!any_entry && !frame_always) return 0;
+  uint32_t matches = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    const bool framing_pass = pass == 0;
+    for (uint32_t i = 0; i < complete_count_; i++) {
+      uint32_t p = complete_[i];
+      const fb::Pattern *pat = pack_->pattern(p);
+      if ((pat->entry() == kFramingEntry) != framing_pass) continue;
+      if (pat->exact() && pat->slot_count() == 2) {
+        matches++;
+        on_match(ctx, p, nullptr);
+        continue;
+      }
+      ProgramView prog = pack_->program(p);
+      if (pike_match(prog, line, len, vm_scratch_, slots_)) {
+        matches++;
+        on_match(ctx, p, slots_);
+      }
+    }
+  }
+  return matches;
+}
+
+}  // namespace faultline

@@ -1,0 +1,66 @@
+// Matching one line against every pattern of a pack: the DFAs run over the
+// line and mark the pieces they see; a pattern whose pieces were all seen is
+// confirmed (and its captures extracted) by its program. Everything the
+// matcher needs is allocated in create(); match_line() allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/alloc.h"
+#include "match/pack_reader.h"
+
+namespace faultline {
+
+class LineMatcher {
+ public:
+  // Called once per pattern that matches the line: framing patterns first
+  // (only on lines where some entry pattern matches). `slots` holds the capture
+  // offsets (2 per group, group 0 = whole match, -1 = unset) and is valid only
+  // during the call; it is NULL for exact patterns without captures, which
+  // the DFA decides alone.
+  using OnMatch = void (*)(void *ctx, uint32_t pattern, const int32_t *slots);
+
+  LineMatcher() = default;
+  ~LineMatcher();
+  LineMatcher(const LineMatcher &) = delete;
+  LineMatcher &operator=(const LineMatcher &) = delete;
+
+  // Sizes the working memory from the pack. Returns kNoMem on failure. The
+  // pack view must outlive the matcher.
+  Status create(const PackView *pack, const Allocator &alloc = Allocator{});
+
+  // Matches one line (without its '\n'). Returns the number of matches.
+  // `frame_always` confirms framing patterns even when no entry matches
+  // (flc uses it to test framing examples).
+  uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always = false);
+
+  // Lines that passed the literal filter (or all, without one) and ran the DFAs.
+  uint64_t candidate_lines() const { return candidate_lines_; }
+
+ private:
+  const PackView *pack_ = nullptr;
+  Allocator alloc_;
+  uint32_t *seen_ = nullptr;       // per pattern: bits of pieces seen on this line
+  uint32_t *full_mask_ = nullptr;  // per pattern: all piece bits
+  uint32_t *touched_ = nullptr;    // patterns whose seen_ is non-zero
+  uint32_t touched_count_ = 0;
+  uint32_t *complete_ = nullptr;   // patterns whose pieces were all seen, in order
+  uint32_t complete_count_ = 0;
+  int32_t *slots_ = nullptr;
+  void *vm_scratch_ = nullptr;
+  uint64_t candidate_lines_ = 0;
+
+  // The DFAs to run on this line, from the keys it holds (deduplicated by
+  // stamping each DFA with the line's serial number).
+  uint32_t *dfa_stamp_ = nullptr;
+  uint32_t *dfa_list_ = nullptr;
+  uint32_t dfa_list_count_ = 0;
+  uint32_t line_serial_ = 0;
+
+  void mark_dfa(uint32_t d);
+  static void on_key(void *self, const fb::LiteralKey *key);
+  void run_dfa(uint32_t d, const uint8_t *line, size_t len);
+};
+
+}  // namespace faultline

@@ -1,0 +1,134 @@
+#include "report/entry_page.h"
+
+#include <cstring>
+
+#include "diagnose/diagnosis.h"
+
+namespace faultline {
+
+namespace {
+
+using Strings = flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
+
+const char *s(const flatbuffers::String *x) { return x ? x->c_str() : ""; }
+
+struct Page {
+  Text *out;
+  bool md;
+  void heading(const char *h) {
+    out->add(md ? "\n## " : "\n");
+    out->add(md ? h : h);
+    if (!md) {
+      out->addc('\n');
+      for (size_t i = 0; i < std::strlen(h); i++) out->addc('-');
+    }
+    out->addc('\n');
+  }
+  void para(const char *text) {
+    // Folded YAML text may end in a newline: print as one paragraph.
+    size_t n = std::strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == ' ')) n--;
+    out->add(text, n);
+    out->addc('\n');
+  }
+  void bullets(const Strings *v, bool numbered = false) {
+    if (!v) return;
+    int i = 1;
+    for (const auto *x : *v) {
+      if (numbered) out->addf("%d. ", i++);
+      else out->add(md ? "- " : "  - ");
+      para(x->c_str());
+    }
+  }
+  void code(const char *cmd) {
+    if (md) {
+      out->add("```sh\n");
+      out->add(cmd);
+      out->add("\n```\n");
+    } else {
+      out->add("    $ ");
+      out->add(cmd);
+      out->addc('\n');
+    }
+  }
+};
+
+}  // namespace
+
+void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text *out) {
+  const fb::Entry *e = pack.entry(index);
+  Page p{out, markdown};
+  if (markdown) out->addf("# %s\n\n", s(e->title()));
+  else out->addf("%s\n\n", s(e->title()));
+  out->addf(markdown ? "`%s` · type `%s` · category `%s` · severity %s · role %s · action %s\n"
+                     : "%s  (type %s, category %s, severity %s, role %s, action %s)\n",
+            s(e->id()), s(e->type()), s(e->category()), severity_name(e->severity()), role_name(e->role()),
+            action_name(e->action()));
+  if (e->deprecated()) out->add("DEPRECATED: kept so the id stays reserved; not reported as a diagnosis.\n");
+  p.heading("Summary");
+  p.para(s(e->summary()));
+  p.heading("Mechanism");
+  p.para(s(e->mechanism()));
+  if (e->symptoms() && e->symptoms()->size()) {
+    p.heading("What you see");
+    for (const auto *x : *e->symptoms()) {
+      out->add(markdown ? "- `" : "  - ");
+      out->add(s(x->observe()));
+      out->add(markdown ? "`\n  " : "\n    ");
+      p.para(s(x->why()));
+    }
+  }
+  p.heading("Confirm");
+  p.bullets(e->confirm());
+  p.heading("Root cause");
+  p.para(s(e->root_cause()));
+  p.heading("Fix");
+  p.bullets(e->fix_steps(), true);
+  if (e->fix_commands())
+    for (const auto *c : *e->fix_commands()) {
+      p.code(s(c->run()));
+      out->add(markdown ? "" : "      ");
+      p.para(s(c->explain()));
+    }
+  if (e->verify() && e->verify()->size()) {
+    p.heading("Verify");
+    for (const auto *v : *e->verify()) {
+      p.code(s(v->run()));
+      out->add(markdown ? "Expect: " : "      expect: ");
+      p.para(s(v->expect()));
+    }
+  }
+  p.heading("Prevention");
+  p.bullets(e->prevention());
+  if (e->versions() && e->versions()->size()) {
+    p.heading("Versions");
+    for (const auto *v : *e->versions()) {
+      out->addf(markdown ? "- %s %s: " : "  - %s %s: ", s(v->component()), s(v->range()));
+      p.para(s(v->note()));
+    }
+  }
+  p.heading("Alert on");
+  p.para(s(e->fingerprint()));
+  p.heading("Matched by");
+  for (uint32_t i = 0; i < e->pattern_count(); i++) {
+    const fb::Pattern *pat = pack.pattern(e->first_pattern() + i);
+    out->addf(markdown ? "- `%s`: `%s`\n  Source: " : "  - %s: %s\n    source: ", s(pat->name()), s(pat->regex()));
+    p.para(s(pat->source()));
+  }
+  if (e->related() && e->related()->size()) {
+    p.heading("Related");
+    for (uint32_t r : *e->related())
+      if (r < pack.entry_count()) out->addf(markdown ? "- `%s`: %s\n" : "  - %s: %s\n", s(pack.entry(r)->id()), s(pack.entry(r)->title()));
+  }
+  if (e->causes() && e->causes()->size()) {
+    p.heading("Often followed by");
+    for (uint32_t r : *e->causes())
+      if (r < pack.entry_count()) out->addf(markdown ? "- `%s`\n" : "  - %s\n", s(pack.entry(r)->id()));
+  }
+  p.heading("References");
+  if (e->references())
+    for (const auto *r : *e->references()) out->addf(markdown ? "- [%s](%s)\n" : "  - %s\n    %s\n", s(r->title()), s(r->url()));
+  if (e->source_path()) out->addf(markdown ? "\n_Source: `signatures/%s`_\n" : "\n(signatures/%s)\n", s(e->source_path()));
+}
+
+}  // namespace faultline

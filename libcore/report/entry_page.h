@@ -1,0 +1,12 @@
+// An entry rendered as a readable encyclopedia page (text or Markdown), as
+// `faultline explain ID` shows it.
+#pragma once
+
+#include "common/growbuf.h"
+#include "match/pack_reader.h"
+
+namespace faultline {
+
+void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text *out);
+
+}  // namespace faultline

@@ -1,0 +1,390 @@
+// The JSON report, schema faultline.report/1 (libcore/report/REPORT.md). Fields are
+// only ever added; a change of meaning bumps the schema.
+#include <cstring>
+
+#include "report/json_writer.h"
+#include "report/report.h"
+#include "faultline.h"
+
+namespace faultline {
+
+namespace {
+
+const char *level_of(double c) { return c >= 0.75 ? "high" : c >= 0.5 ? "medium" : "low"; }
+
+void string_list(JsonWriter &w, const char *key, const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
+  w.key(key);
+  w.begin_array();
+  if (v)
+    for (const auto *s : *v) w.string(s->c_str(), s->size());
+  w.end_array();
+}
+
+void lines_list(JsonWriter &w, const char *key, const Text &t) {
+  w.key(key);
+  w.begin_array();
+  const char *p = t.data();
+  size_t n = t.size(), start = 0;
+  for (size_t i = 0; i <= n; i++)
+    if (i == n || p[i] == '\n') {
+      if (i > start) w.string(p + start, i - start);
+      start = i + 1;
+    }
+  w.end_array();
+}
+
+void fields_object(JsonWriter &w, const Evidence &ev, Str fields) {
+  w.key("fields");
+  w.begin_object();
+  FieldCursor c{ev.str(fields), fields.len};
+  const char *name, *val;
+  size_t nl, vl;
+  while (c.next(&name, &nl, &val, &vl)) w.kv(name, val, vl);  // names end in NUL in the pool
+  w.end_object();
+}
+
+void ranks_array(JsonWriter &w, const int64_t *ranks, size_t n) {
+  w.key("ranks");
+  w.begin_array();
+  for (size_t i = 0; i < n; i++) w.number(ranks[i]);
+  w.end_array();
+}
+
+void rank_or_null(JsonWriter &w, const char *key, int64_t r) {
+  w.key(key);
+  if (r >= 0) w.number(r);
+  else w.null();
+}
+
+void str_or_null(JsonWriter &w, const char *key, const Evidence &ev, Str s) {
+  w.key(key);
+  if (s.len) w.string(ev.str(s), s.len);
+  else w.null();
+}
+
+void entry_basics(JsonWriter &w, const fb::Entry *e) {
+  w.kv("id", e->id()->c_str());
+  w.kv("title", e->title() ? e->title()->c_str() : "");
+  w.kv("category", e->category() ? e->category()->c_str() : "");
+  w.kv("type", e->type() ? e->type()->c_str() : "other");
+  w.kv("severity", severity_name(e->severity()));
+  w.kv("role", role_name(e->role()));
+}
+
+void where(JsonWriter &w, const Evidence &ev, uint32_t source, uint64_t line, Str time, Str text) {
+  w.kv("source", ev.str(ev.sources[source].name), ev.sources[source].name.len);
+  w.kv_num("line", static_cast<int64_t>(line));
+  str_or_null(w, "time", ev, time);
+  w.kv("text", ev.str(text), text.len);
+}
+
+void finding_list(JsonWriter &w, const ReportInput &in, const char *key, const Vec<Finding> &list) {
+  w.key(key);
+  w.begin_array();
+  for (const Finding &f : list) {
+    const fb::Entry *e = in.pack.entry(f.entry);
+    const Group &g = in.ev.groups[f.first_group];
+    w.begin_object();
+    entry_basics(w, e);
+    ranks_array(w, f.ranks, f.rank_count);
+    w.kv_num("more_ranks", f.more_ranks);
+    w.kv_num("count", static_cast<int64_t>(f.count));
+    w.kv("reason", f.reason);
+    w.key("first");
+    w.begin_object();
+    rank_or_null(w, "rank", in.d.group_rank[f.first_group]);
+    str_or_null(w, "host", in.ev, g.host);
+    where(w, in.ev, g.source, g.first_line, g.first_time, g.first_text);
+    w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void root_object(JsonWriter &w, const ReportInput &in) {
+  const Diagnosis &d = in.d;
+  const Evidence &ev = in.ev;
+  w.key("root");
+  if (d.root_group < 0 && d.root_candidate < 0 && d.root_hint < 0) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  if (d.root_group >= 0) {
+    const Group &g = ev.groups[d.root_group];
+    entry_basics(w, in.pack.entry(g.entry));
+    rank_or_null(w, "rank", d.root_rank);
+    ranks_array(w, d.root_ranks.data(), d.root_ranks.size());
+    str_or_null(w, "host", ev, d.root_host);
+    where(w, ev, g.source, g.first_line, g.first_time, g.first_text);
+    w.kv("pattern", ev.str(g.first_pattern), g.first_pattern.len);
+    w.kv_num("count", static_cast<int64_t>(g.count));
+    fields_object(w, ev, g.fields);
+  } else {
+    w.kv("id", "unknown");
+    w.kv("title", d.root_candidate >= 0 ? "Unknown failure: an uncaught exception no entry explains"
+                                         : "Unknown failure: a worker exited with an error no entry explains");
+    w.kv("category", "unknown");
+    w.kv("type", "other");
+    w.kv("severity", "high");
+    w.kv("role", "cause");
+    rank_or_null(w, "rank", d.root_rank);
+    w.key("ranks");
+    w.begin_array();
+    if (d.root_rank >= 0) w.number(d.root_rank);
+    w.end_array();
+    str_or_null(w, "host", ev, d.root_host);
+    w.key("fields");
+    w.begin_object();
+    if (d.root_candidate >= 0) {
+      const Candidate &x = ev.candidates[d.root_candidate];
+      w.end_object();
+      where(w, ev, x.source, x.line, x.time, x.text);
+      str_or_null(w, "exception", ev, x.exception);
+    } else {
+      const LaunchHint &h = ev.hints[d.root_hint];
+      if (h.has_exitcode) w.kv_num("exitcode", h.exitcode);
+      if (h.signal) w.kv_num("signal", h.signal);
+      w.end_object();
+      w.kv("source", ev.str(ev.sources[h.source].name), ev.sources[h.source].name.len);
+      w.kv_num("line", static_cast<int64_t>(h.line));
+      w.key("time");
+      w.null();
+      w.kv("text", "Root Cause (first observed failure) reported by the launcher");
+    }
+    w.kv("template", d.fingerprint_template.data() ? d.fingerprint_template.data() : "",
+         d.fingerprint_template.size());
+  }
+  w.end_object();
+}
+
+void action_object(JsonWriter &w, const ReportInput &in) {
+  const Diagnosis &d = in.d;
+  w.key("action");
+  w.begin_object();
+  if (d.verdict == Verdict::kNoFailure) {
+    w.kv("name", "none");
+    w.kv_bool("retry", false);
+    w.key("exclude_hosts");
+    w.begin_array();
+    w.end_array();
+    w.kv("advice", "no failure found: nothing to do");
+  } else if (d.verdict == Verdict::kFailure && d.root_group >= 0) {
+    const fb::Entry *e = in.pack.entry(in.ev.groups[d.root_group].entry);
+    fb::Action a = e->action();
+    w.kv("name", action_name(a));
+    w.kv_bool("retry", a == fb::Action::Retry || a == fb::Action::ExcludeNodeAndRetry);
+    w.key("exclude_hosts");
+    w.begin_array();
+    if (a == fb::Action::ExcludeNodeAndRetry && d.root_host.len) w.string(in.ev.str(d.root_host), d.root_host.len);
+    w.end_array();
+    const char *advice = "";
+    switch (a) {
+      case fb::Action::Retry: advice = "transient failure: retry the job as is"; break;
+      case fb::Action::ExcludeNodeAndRetry: advice = "faulty node: exclude the host and retry"; break;
+      case fb::Action::FixConfig: advice = "do not retry unchanged: fix the configuration first"; break;
+      case fb::Action::FixCode: advice = "do not retry: the code must be fixed"; break;
+      case fb::Action::FixEnvironment: advice = "do not retry unchanged: fix the environment (drivers, packages, image, mounts)"; break;
+      case fb::Action::AddResources: advice = "do not retry unchanged: give the job more resources or use less"; break;
+      case fb::Action::Stop: advice = "stop: retrying cannot help"; break;
+      default: advice = "investigate before retrying: this failure alone does not decide"; break;
+    }
+    w.kv("advice", advice);
+  } else {
+    w.kv("name", "investigate");
+    w.kv_bool("retry", false);
+    w.key("exclude_hosts");
+    w.begin_array();
+    w.end_array();
+    w.kv("advice", d.verdict == Verdict::kInconclusive
+                       ? "investigate: the initiating failure is in another log (see missing_evidence)"
+                       : "investigate: no entry knows this failure; read the root text");
+  }
+  w.end_object();
+}
+
+// A list of {run, <second>} commands with placeholders filled; fix commands
+// (explain) and verifications (expect) share the shape.
+template <typename List>
+void command_list(JsonWriter &w, const ReportInput &in, const char *key, const List *list, const char *second) {
+  Text run(in.d.alloc);
+  w.key(key);
+  w.begin_array();
+  if (list)
+    for (const auto *c : *list) {
+      w.begin_object();
+      run.clear();
+      fill_placeholders(in, c->run() ? c->run()->c_str() : "", &run);
+      w.kv("run", run.data() ? run.data() : "", run.size());
+      const flatbuffers::String *text = nullptr;
+      if constexpr (requires { c->explain(); }) text = c->explain();
+      else text = c->expect();
+      w.kv(second, text ? text->c_str() : "");
+      w.end_object();
+    }
+  w.end_array();
+}
+
+void knowledge(JsonWriter &w, const ReportInput &in) {
+  const fb::Entry *e = nullptr;
+  if (in.d.verdict != Verdict::kNoFailure && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
+  w.key("fix");
+  w.begin_object();
+  string_list(w, "steps", e ? e->fix_steps() : nullptr);
+  command_list(w, in, "commands", e ? e->fix_commands() : nullptr, "explain");
+  w.end_object();
+  command_list(w, in, "verify", e ? e->verify() : nullptr, "expect");
+  w.key("references");
+  w.begin_array();
+  if (e && e->references())
+    for (const auto *r : *e->references()) {
+      w.begin_object();
+      w.kv("title", r->title() ? r->title()->c_str() : "");
+      w.kv("url", r->url() ? r->url()->c_str() : "");
+      w.end_object();
+    }
+  w.end_array();
+}
+
+}  // namespace
+
+const char *root_field(const ReportInput &in, const char *name, size_t name_len, size_t *value_len) {
+  if (in.d.root_group < 0) return nullptr;
+  const Group &g = in.ev.groups[in.d.root_group];
+  FieldCursor c{in.ev.str(g.fields), g.fields.len};
+  const char *n, *v;
+  size_t nl, vl;
+  while (c.next(&n, &nl, &v, &vl))
+    if (nl == name_len && std::memcmp(n, name, nl) == 0) {
+      *value_len = vl;
+      return v;
+    }
+  return nullptr;
+}
+
+void fill_placeholders(const ReportInput &in, const char *t, Text *out) {
+  size_t n = std::strlen(t);
+  for (size_t i = 0; i < n; i++) {
+    if (t[i] == '{' && (i == 0 || t[i - 1] != '$')) {
+      size_t j = i + 1;
+      while (j < n && ((t[j] >= 'a' && t[j] <= 'z') || t[j] == '_' || (j > i + 1 && t[j] >= '0' && t[j] <= '9'))) j++;
+      if (j < n && t[j] == '}' && j > i + 1) {
+        const char *name = t + i + 1;
+        size_t len = j - i - 1;
+        size_t vl = 0;
+        const char *v = root_field(in, name, len, &vl);
+        if (v) {
+          out->add(v, vl);
+          i = j;
+          continue;
+        }
+        if (len == 4 && std::memcmp(name, "rank", 4) == 0 && in.d.root_rank >= 0) {
+          out->add_i64(in.d.root_rank);
+          i = j;
+          continue;
+        }
+        if (len == 4 && std::memcmp(name, "host", 4) == 0 && in.d.root_host.len) {
+          out->add(in.ev.str(in.d.root_host), in.d.root_host.len);
+          i = j;
+          continue;
+        }
+      }
+    }
+    out->addc(t[i]);
+  }
+}
+
+void render_json(const ReportInput &in, Text *out) {
+  const Diagnosis &d = in.d;
+  const Evidence &ev = in.ev;
+  JsonWriter w(out);
+  w.begin_object();
+  w.kv("schema", "faultline.report/1");
+  w.kv("verdict", verdict_name(d.verdict));
+  Text summary(in.d.alloc);
+  render_summary(in, &summary);
+  w.kv("summary", summary.data() ? summary.data() : "", summary.size());
+  root_object(w, in);
+  w.kv("decided_by", d.decided_by && *d.decided_by ? d.decided_by : "nothing");
+  w.key("confidence");
+  w.begin_object();
+  w.key("score");
+  w.real(d.verdict == Verdict::kNoFailure ? 0.9 : d.confidence);
+  w.kv("level", d.verdict == Verdict::kNoFailure ? "high" : level_of(d.confidence));
+  lines_list(w, "reasons", d.reasons);
+  w.end_object();
+  finding_list(w, in, "collateral", d.collateral);
+  finding_list(w, in, "findings", d.findings);
+  lines_list(w, "missing_evidence", d.missing);
+  action_object(w, in);
+  knowledge(w, in);
+  w.key("fingerprint");
+  if (d.verdict == Verdict::kNoFailure) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.kv("algorithm", "faultline-fp/1");
+    Text v(in.d.alloc);
+    v.addf("fp1:%016llx", static_cast<unsigned long long>(d.fingerprint));
+    w.kv("value", v.data(), v.size());
+    w.end_object();
+  }
+  w.key("nccl_progress");
+  if (d.lagging_seq >= 0) {
+    w.begin_object();
+    w.kv_num("timeout_seq", d.lagging_seq);
+    rank_or_null(w, "lagging_rank", d.lagging_rank);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("launcher");
+  const LaunchHint *h = ev.hints.size() ? &ev.hints[0] : nullptr;
+  if (h) {
+    w.begin_object();
+    rank_or_null(w, "rank", h->rank);
+    rank_or_null(w, "local_rank", h->local_rank);
+    str_or_null(w, "host", ev, h->host);
+    w.key("exitcode");
+    if (h->has_exitcode) w.number(h->exitcode);
+    else w.null();
+    w.key("signal");
+    if (h->signal) w.number(h->signal);
+    else w.null();
+    w.kv("source", ev.str(ev.sources[h->source].name), ev.sources[h->source].name.len);
+    w.kv_num("line", static_cast<int64_t>(h->line));
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("inputs");
+  w.begin_object();
+  uint64_t bytes = 0, lines = 0;
+  w.key("sources");
+  w.begin_array();
+  for (const SourceRec &s : ev.sources) {
+    bytes += s.bytes;
+    lines += s.lines;
+    w.begin_object();
+    w.kv("name", ev.str(s.name), s.name.len);
+    w.kv_num("bytes", static_cast<int64_t>(s.bytes));
+    w.kv_num("lines", static_cast<int64_t>(s.lines));
+    w.end_object();
+  }
+  w.end_array();
+  w.kv_num("bytes", static_cast<int64_t>(bytes));
+  w.kv_num("lines", static_cast<int64_t>(lines));
+  w.kv_num("dropped_events", static_cast<int64_t>(ev.dropped_events()));
+  if (in.incomplete) w.kv("incomplete", in.incomplete, std::strlen(in.incomplete));
+  w.end_object();
+  w.key("pack");
+  w.begin_object();
+  w.kv("version", in.pack.root->pack_version() ? in.pack.root->pack_version()->c_str() : "");
+  w.kv_num("entries", in.pack.entry_count());
+  w.end_object();
+  w.kv("faultline_version", fl_version_string());
+  w.end_object();
+  out->addc('\n');
+}
+
+}  // namespace faultline
