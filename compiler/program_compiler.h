@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/limits.h"
 #include "regex_ast.h"
 
 namespace faultline {
@@ -20,7 +21,6 @@ struct Program {
 
 // Programs larger than this are refused: a counted repetition such as
 // (?:...){500} multiplies its body, and scanner memory grows with it.
-inline constexpr uint32_t kMaxProgramSize = 20000;
 
 struct ProgramTooLarge : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/limits.h"
 #include "regex_ast.h"
 
 namespace faultline::regex {
@@ -17,7 +18,6 @@ struct SyntaxError : std::runtime_error {
 };
 
 // Upper bound of {m,n} counts; larger counts blow up programs and DFAs.
-inline constexpr int kMaxRepeatCount = 1000;
 
 Regex parse(std::string_view pattern);
 

@@ -81,7 +81,4 @@ struct Framing {
   std::vector<NoMatchTest> must_not_match;
 };
 
-// Capture names a framing pattern may use: the frame fields of an event.
-inline const char *const kFrameFields[] = {"rank", "local_rank", "host", "pid", "time", "device"};
-
 }  // namespace faultline

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/limits.h"
+#include "common/vocabulary.h"
 #include "program_compiler.h"
 #include "regex_parser.h"
 #include "taxonomy.h"
@@ -27,7 +29,6 @@ const std::set<std::string> kKnownKeys = {
 
 // Names a fix or verify command may use besides the entry's captures: the
 // framing fields every report carries.
-const std::set<std::string> kBuiltinPlaceholders = {"rank", "host"};
 
 class FileReader {
  public:
@@ -225,6 +226,12 @@ void FileReader::read_patterns(const YAML::Node &doc, Signature *s) {
       def.parsed = regex::parse(def.regex);
       def.program = compile_program(def.parsed);
       def.pieces = split_pattern(def.parsed, opt_.pieces);
+      // The runtime refuses a pack beyond these (common/limits.h): say so here, at the pattern.
+      if (def.parsed.capture_names.size() > kMaxCaptures)
+        throw std::runtime_error("more than " + std::to_string(kMaxCaptures) + " named captures");
+      if (def.pieces.pieces.size() > kMaxPiecesPerPattern)
+        throw std::runtime_error("more than " + std::to_string(kMaxPiecesPerPattern) +
+                                 " pieces (literal runs between .* gaps): split it into several patterns");
     } catch (const regex::SyntaxError &e) {
       bool one_line = def.regex.find('\n') == std::string::npos;
       error(SourcePos{def.pos.line, one_line ? column_of(def.pos, e.pos) : def.pos.col},
@@ -236,7 +243,8 @@ void FileReader::read_patterns(const YAML::Node &doc, Signature *s) {
     }
     s->patterns.push_back(std::move(def));
   });
-  if (s->patterns.size() > 64) error(doc["patterns"], "more than 64 patterns in one entry");
+  if (s->patterns.size() > kMaxPatternsPerEntry)
+    error(doc["patterns"], "more than " + std::to_string(kMaxPatternsPerEntry) + " patterns in one entry");
 }
 
 void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
@@ -291,7 +299,7 @@ void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
 }
 
 void FileReader::check_placeholders(const Signature &s, const std::string &run, SourcePos p) {
-  std::set<std::string> known(kBuiltinPlaceholders);
+  std::set<std::string> known{kPlaceholderRank, kPlaceholderHost};
   for (const auto &pat : s.patterns)
     for (const auto &n : pat.parsed.capture_names) known.insert(n);
   for (size_t i = 0; i < run.size(); i++) {
@@ -319,8 +327,12 @@ bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
   for (const auto &p : tmp.patterns)
     for (const auto &name : p.parsed.capture_names) {
       bool ok = false;
-      for (const char *field : kFrameFields) ok = ok || name == field;
-      if (!ok) error(p.pos, "framing captures only frame fields (rank, local_rank, host, pid, time, device), not '" + name + "'");
+      std::string fields;
+      for (const char *field : kFrameFieldNames) {
+        ok = ok || name == field;
+        fields += (fields.empty() ? "" : ", ") + std::string(field);
+      }
+      if (!ok) error(p.pos, "framing captures only frame fields (" + fields + "), not '" + name + "'");
     }
   f->patterns = std::move(tmp.patterns);
   f->must_match = std::move(tmp.must_match);

@@ -123,9 +123,17 @@ typedef struct fl_allocator {
 /** An immutable, verified knowledge pack. */
 typedef struct fl_pack fl_pack;
 
+/*
+ * Option structs (fl_pack_options, fl_scanner_options, fl_diagnoser_options)
+ * follow one rule. NULL means defaults. struct_size is the size the caller was
+ * built with: below the first released layout it is refused; above this
+ * library's it is accepted only when the fields this library does not know are
+ * all zero (an option it cannot honour is never silently ignored). Reserved
+ * fields and flags must be 0. Anything else: FL_E_INVALID_ARG.
+ */
 typedef struct fl_pack_options {
   uint32_t struct_size;            /* sizeof(fl_pack_options): set by FL_PACK_OPTIONS_INIT */
-  uint32_t flags;                  /* 0; reserved */
+  uint32_t flags;                  /* reserved: 0 */
   const fl_allocator *allocator;   /* NULL: malloc/free */
 } fl_pack_options;
 
@@ -243,9 +251,9 @@ typedef struct fl_scanner fl_scanner;
 
 typedef struct fl_scanner_options {
   uint32_t struct_size;            /* sizeof(fl_scanner_options): set by FL_SCANNER_OPTIONS_INIT */
-  uint32_t flags;                  /* 0; reserved */
+  uint32_t flags;                  /* reserved: 0 */
   uint32_t max_line_bytes;         /* 0 = 65536; longer lines are matched on their first part and flagged */
-  uint32_t reserved;               /* 0 */
+  uint32_t reserved;               /* reserved: 0 */
   const fl_allocator *allocator;   /* NULL: malloc/free */
 } fl_scanner_options;
 
@@ -340,8 +348,11 @@ typedef struct fl_scanner_stats {
 FL_API fl_status fl_scanner_get_stats(const fl_scanner *scanner, fl_scanner_stats *stats);
 
 /**
- * Detail of the last failure on `scanner`: owned by the scanner, valid until
- * its next call. Never NULL ("" when there was none).  Since: 0.1
+ * Detail of the last failure of fl_scanner_feed or fl_scanner_finish on
+ * `scanner` (FL_E_INVALID_ARG, FL_E_STOPPED); each call clears it first, except
+ * one refused with FL_E_SCANNER_IN_USE, which leaves the other call's alone.
+ * Owned by the scanner, valid until its next call. Never NULL ("" when the
+ * last call succeeded).  Since: 0.1
  */
 FL_API const char *fl_scanner_errmsg(const fl_scanner *scanner);
 
@@ -381,9 +392,9 @@ typedef struct fl_diagnoser fl_diagnoser;
 
 typedef struct fl_diagnoser_options {
   uint32_t struct_size;            /* sizeof(fl_diagnoser_options): set by FL_DIAGNOSER_OPTIONS_INIT */
-  uint32_t flags;                  /* 0; reserved */
+  uint32_t flags;                  /* reserved: 0 */
   uint32_t max_line_bytes;         /* as fl_scanner_options; 0 = 65536 */
-  uint32_t reserved;               /* 0 */
+  uint32_t reserved;               /* reserved: 0 */
   const fl_allocator *allocator;   /* NULL: malloc/free */
 } fl_diagnoser_options;
 

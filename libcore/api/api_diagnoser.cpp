@@ -6,6 +6,7 @@
 
 #include "diagnose/diagnosis.h"
 #include "api/handles.h"
+#include "api/options.h"
 #include "report/report.h"
 
 using namespace faultline;
@@ -112,24 +113,22 @@ fl_status with_diagnosis(fl_diagnoser *d, Fn run) {
 extern "C" {
 
 fl_status fl_diagnoser_options_init(fl_diagnoser_options *opts, size_t size) {
-  if (!opts || size < sizeof(fl_diagnoser_options)) return FL_E_INVALID_ARG;
-  *opts = fl_diagnoser_options FL_DIAGNOSER_OPTIONS_INIT;
-  return FL_OK;
+  return init_options(opts, size, fl_diagnoser_options FL_DIAGNOSER_OPTIONS_INIT);
 }
 
 fl_status fl_diagnoser_create(const fl_pack *pack, const fl_diagnoser_options *opts, fl_diagnoser **out) {
   if (out) *out = nullptr;
-  if (!pack || !out) return FL_E_INVALID_ARG;
-  if (opts && opts->struct_size < sizeof(fl_diagnoser_options)) return FL_E_INVALID_ARG;
-  Allocator alloc = Allocator::from(opts ? opts->allocator : nullptr);
+  fl_diagnoser_options o = FL_DIAGNOSER_OPTIONS_INIT;
+  if (!pack || !out || !read_options(opts, &o)) return FL_E_INVALID_ARG;
+  Allocator alloc = Allocator::from(o.allocator);
   void *mem = alloc.allocate(sizeof(fl_diagnoser));
   if (!mem) return FL_E_NOMEM;
   auto *d = new (mem) fl_diagnoser(alloc);
   d->pack = pack;
   d->evidence.set_pack(&pack->view);
   fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
-  so.max_line_bytes = opts ? opts->max_line_bytes : 0;
-  so.allocator = opts ? opts->allocator : nullptr;
+  so.max_line_bytes = o.max_line_bytes;
+  so.allocator = o.allocator;
   fl_status st = fl_scanner_create(pack, &so, &d->scanner);
   if (st != FL_OK) {
     fl_diagnoser_free(d);

@@ -5,6 +5,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "report/entry_page.h"
 #include "api/handles.h"
+#include "api/options.h"
 #include "common/hash.h"
 
 using namespace faultline;
@@ -37,31 +38,13 @@ void copy_error(const char *text, char *errbuf, size_t size) {
   errbuf[size - 1] = '\0';
 }
 
-// Copies a caller's option struct over defaults: sizes below the first
-// layout are refused, larger ones only with a zero tail (fields this
-// library does not know must not be silently ignored).
-template <typename T>
-bool read_options(const T *given, T *out) {
-  if (!given) return true;
-  const size_t known = sizeof(T);
-  if (given->struct_size < sizeof(uint32_t) * 2) return false;
-  if (given->struct_size > known) {
-    const uint8_t *tail = reinterpret_cast<const uint8_t *>(given) + known;
-    for (size_t i = 0; i < given->struct_size - known; i++)
-      if (tail[i]) return false;
-  }
-  std::memcpy(out, given, given->struct_size < known ? given->struct_size : known);
-  out->struct_size = static_cast<uint32_t>(known);
-  return true;
-}
-
 fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *opts, MappedFile map, fl_pack **out,
                     char *errbuf, size_t errbuf_size) {
   fl_pack_options o = FL_PACK_OPTIONS_INIT;
   ErrorText err;
   if (!read_options(opts, &o)) {
     unmap_file(&map);
-    copy_error("invalid fl_pack_options (struct_size)", errbuf, errbuf_size);
+    copy_error("invalid fl_pack_options (struct_size, or a reserved field not zero)", errbuf, errbuf_size);
     return FL_E_INVALID_ARG;
   }
   PackView view;
@@ -114,10 +97,7 @@ const char *fl_status_str(fl_status status) {
 }
 
 fl_status fl_pack_options_init(fl_pack_options *opts, size_t size) {
-  if (!opts || size < sizeof(fl_pack_options)) return FL_E_INVALID_ARG;
-  std::memset(opts, 0, size);
-  opts->struct_size = static_cast<uint32_t>(sizeof(fl_pack_options));
-  return FL_OK;
+  return init_options(opts, size, fl_pack_options FL_PACK_OPTIONS_INIT);
 }
 
 fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_options *opts, fl_pack **out, char *errbuf,

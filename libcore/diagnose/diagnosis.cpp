@@ -4,13 +4,13 @@
 #include <cstring>
 
 #include "common/hash.h"
+#include "common/vocabulary.h"
 
 namespace faultline {
 
 namespace {
 
 constexpr uint64_t kFingerprintVersion = 1;
-constexpr uint64_t kFatalTail = 64;  // lines at the end of a log where a traceback counts as fatal
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -146,8 +146,8 @@ void compute_holds(Ctx &c) {
     uint32_t min_count = cond && cond->min_count() ? cond->min_count() : 1;
     bool all = cond && cond->require() == fb::Require::All;
     bool job = cond && cond->scope() == fb::Scope::Job;
-    uint32_t pc = e->pattern_count() < 32 ? e->pattern_count() : 32;
-    uint32_t full = pc == 32 ? 0xffffffffu : (1u << pc) - 1;
+    uint32_t pc = e->pattern_count() < kMaxPatternsPerEntry ? e->pattern_count() : kMaxPatternsPerEntry;
+    uint32_t full = pc >= 32 ? 0xffffffffu : (1u << pc) - 1;
     uint64_t count = job ? job_count[g.entry] : g.count;
     uint32_t mask = job ? job_mask[g.entry] : g.pattern_mask;
     bool ok = count >= min_count && (!all || (mask & full) == full);
@@ -160,7 +160,7 @@ void add_rank(Finding *f, int64_t r) {
   if (r < 0) return;
   for (uint32_t i = 0; i < f->rank_count; i++)
     if (f->ranks[i] == r) return;
-  if (f->rank_count < 32) {
+  if (f->rank_count < kMaxRanksListed) {
     uint32_t i = f->rank_count++;
     while (i > 0 && f->ranks[i - 1] > r) f->ranks[i] = f->ranks[i - 1], i--;
     f->ranks[i] = r;
@@ -353,7 +353,7 @@ int32_t earliest_candidate(const Ctx &c, bool worker_failed) {
     const Candidate &x = c.ev.candidates[i];
     if (x.explained) continue;
     uint64_t lines = c.ev.sources[x.source].lines;
-    if (!worker_failed && lines > kFatalTail && x.line < lines - kFatalTail) continue;
+    if (!worker_failed && lines > kFatalTailLines && x.line < lines - kFatalTailLines) continue;
     if (best < 0) {
       best = static_cast<int32_t>(i);
       continue;
@@ -574,7 +574,7 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     for (size_t i = 0; i < ev.groups.size(); i++) {
       const fb::Entry *e = entry_of(c, ev.groups[i]);
       if (!c.holds[i] || !e || e->role() != fb::Role::Wrapper || entry_is_generic(e)) continue;
-      if (e->type() && std::strcmp(e->type()->c_str(), "other") == 0) continue;
+      if (e->type() && std::strcmp(e->type()->c_str(), kTypeOther) == 0) continue;
       if (typed_wrap < 0 || before(c, ev.groups[i], ev.groups[typed_wrap]) < 0) typed_wrap = static_cast<int32_t>(i);
     }
     if (typed_wrap >= 0) {

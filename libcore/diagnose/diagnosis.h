@@ -17,8 +17,8 @@ struct Finding {
   uint32_t entry = kNoEntry;
   uint32_t first_group = 0;    // earliest group of the entry
   uint64_t count = 0;
-  uint32_t rank_count = 0;     // distinct ranks (>= 0) below, at most kMaxRanks
-  int64_t ranks[32];
+  uint32_t rank_count = 0;     // distinct ranks (>= 0) below, at most kMaxRanksListed
+  int64_t ranks[kMaxRanksListed];
   uint32_t more_ranks = 0;     // distinct ranks not listed
   const char *reason = "";     // static text, completed by the renderer
   bool caused_by_root = false; // the root entry lists this one in `causes`

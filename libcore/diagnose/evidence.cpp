@@ -1,5 +1,7 @@
 #include "diagnose/evidence.h"
 
+#include "common/vocabulary.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -25,7 +27,7 @@ bool parse_i64(const char *p, size_t n, int64_t *out) {
   return true;
 }
 
-bool capture(const fl_event *ev, const char *name, int64_t *out) {
+bool captured_number(const fl_event *ev, const char *name, int64_t *out) {
   for (uint32_t i = 0; i < ev->capture_count; i++)
     if (std::strcmp(ev->captures[i].name, name) == 0)
       return parse_i64(ev->captures[i].value, ev->captures[i].value_len, out);
@@ -58,7 +60,7 @@ size_t clip(const char *p, size_t n, size_t max) {
 bool entry_is_generic(const fb::Entry *e) {
   if (!e->tags()) return false;
   for (const auto *t : *e->tags())
-    if (std::strcmp(t->c_str(), "generic") == 0) return true;
+    if (std::strcmp(t->c_str(), kTagGeneric) == 0) return true;
   return false;
 }
 
@@ -177,8 +179,8 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
   c.time = intern(ev->time, ev->time ? ev->time_len : 0);
   c.text = intern(ev->line, clip(ev->line, ev->line_len, kMaxTextBytes));
   // "Type: message" without the line's prefix: what the template is made of.
-  if (const fl_capture *x = capture_text(ev, "exception")) {
-    const fl_capture *m = capture_text(ev, "message");
+  if (const fl_capture *x = capture_text(ev, capture::kException)) {
+    const fl_capture *m = capture_text(ev, capture::kMessage);
     const char *end = m ? m->value + m->value_len : x->value + x->value_len;
     size_t n = static_cast<size_t>(end - x->value);
     c.exception = intern(x->value, clip(x->value, n, kMaxTextBytes));
@@ -196,7 +198,7 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
 }
 
 void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat) {
-  if (name_is(pat->name(), "root_cause_header")) {
+  if (name_is(pat->name(), pattern::kRootCauseHeader)) {
     if (live_.hint_done) return;
     for (const auto &h : hints)
       if (h.source == source) return;
@@ -214,20 +216,20 @@ void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern 
     if (x.source == source) h = &x;
   if (!h) return;
   int64_t v;
-  if (h->rank < 0 && capture(ev, "failed_rank", &v)) h->rank = v;
-  if (h->local_rank < 0 && capture(ev, "failed_local_rank", &v)) h->local_rank = v;
-  if (!h->has_exitcode && capture(ev, "exitcode", &v)) {
+  if (h->rank < 0 && captured_number(ev, capture::kFailedRank, &v)) h->rank = v;
+  if (h->local_rank < 0 && captured_number(ev, capture::kFailedLocalRank, &v)) h->local_rank = v;
+  if (!h->has_exitcode && captured_number(ev, capture::kExitcode, &v)) {
     h->exitcode = v;
     h->has_exitcode = true;
   }
-  if (h->signal == 0 && capture(ev, "signal", &v)) h->signal = v;
+  if (h->signal == 0 && captured_number(ev, capture::kSignal, &v)) h->signal = v;
   if (h->host.len == 0)
-    if (const fl_capture *x = capture_text(ev, "failed_host")) h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
+    if (const fl_capture *x = capture_text(ev, capture::kFailedHost)) h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
 }
 
 void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
   int64_t seq = -1, enq = -1, done = -1;
-  bool any = capture(ev, "timeout_seq", &seq) | capture(ev, "last_enqueued", &enq) | capture(ev, "last_completed", &done);
+  bool any = captured_number(ev, capture::kTimeoutSeq, &seq) | captured_number(ev, capture::kLastEnqueued, &enq) | captured_number(ev, capture::kLastCompleted, &done);
   if (!any) return;
   // Lines of one rank come in runs: try the last record first.
   auto same = [&](const Progress &x) { return x.source == source && x.rank == rank && str_eq(x.host, host, host_len); };
@@ -258,21 +260,21 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   const SourceRec &src = sources[source];
   int64_t rank = event_rank(src, ev), v;
   // A rank the message states ("for rank 3") when the prefix does not say.
-  if (ev->rank < 0 && capture(ev, "rank", &v) && v >= 0) rank = v;
+  if (ev->rank < 0 && captured_number(ev, capture::kRank, &v) && v >= 0) rank = v;
   const char *host = ev->host ? ev->host : "";
   size_t host_len = ev->host ? clip(ev->host, ev->host_len, kMaxFieldBytes) : 0;
 
   if (entry_is_generic(e)) {
     int64_t nranks;
-    if (name_is(pat->name(), "nccl_rank_assignment") && ev->pid >= 0 && capture(ev, "comm_rank", &v) &&
-        capture(ev, "nranks", &nranks)) {
+    if (name_is(pat->name(), pattern::kNcclRankAssignment) && ev->pid >= 0 && captured_number(ev, capture::kCommRank, &v) &&
+        captured_number(ev, capture::kNranks, &nranks)) {
       size_t mark = pool_.size();
       if (!note_pid_rank(ev->pid, v, nranks, intern(host, host_len))) pool_.truncate(mark);
       return;
     }
-    if (capture(ev, "world_size", &v) && v > world_size_) world_size_ = v;
-    if (name_is(pat->name(), "traceback_header")) live_.traceback_line = ev->line_number;
-    else if (name_is(pat->name(), "exception_line")) note_candidate(source, ev, rank, host, host_len);
+    if (captured_number(ev, capture::kWorldSize, &v) && v > world_size_) world_size_ = v;
+    if (name_is(pat->name(), pattern::kTracebackHeader)) live_.traceback_line = ev->line_number;
+    else if (name_is(pat->name(), pattern::kExceptionLine)) note_candidate(source, ev, rank, host, host_len);
   } else {
     live_.known_line = ev->line_number;
     for (size_t i = candidates.size(); i-- > 0;) {
@@ -298,13 +300,13 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   Group &g = groups[gi];
   g.count++;
   uint32_t pi = ev->pattern_index - e->first_pattern();
-  if (pi < 32) g.pattern_mask |= 1u << pi;
+  if (pi < kMaxPatternsPerEntry) g.pattern_mask |= 1u << pi;
   if (g.first_line == 0) {
     g.first_line = ev->line_number;
     size_t keep = clip(ev->line, ev->line_len, kMaxTextBytes);
     g.first_text = intern(ev->line, keep);
     g.truncated = keep < ev->line_len || (ev->flags & FL_EVENT_LINE_TRUNCATED);
-    g.first_time = intern(ev->time, ev->time ? clip(ev->time, ev->time_len, 64) : 0);
+    g.first_time = intern(ev->time, ev->time ? clip(ev->time, ev->time_len, kMaxTimeBytes) : 0);
     const flatbuffers::String *name = pat->name();  // optional in the schema
     g.first_pattern = intern(name ? name->c_str() : "", name ? name->size() : 0);
     size_t fields_at = pool_.size();
@@ -320,9 +322,9 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   g.last_line = ev->line_number;
   if (g.pid < 0) g.pid = ev->pid;
   if (g.local_rank < 0) g.local_rank = ev->local_rank >= 0 ? ev->local_rank : src.local_rank_hint;
-  if (g.local_rank < 0 && capture(ev, "local_rank", &v)) g.local_rank = v;
+  if (g.local_rank < 0 && captured_number(ev, capture::kLocalRank, &v)) g.local_rank = v;
   if (g.device < 0) g.device = ev->device;
-  if (g.culprit_rank < 0 && capture(ev, "culprit_rank", &v)) g.culprit_rank = v;
+  if (g.culprit_rank < 0 && captured_number(ev, capture::kCulpritRank, &v)) g.culprit_rank = v;
 }
 
 bool Evidence::note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host) {

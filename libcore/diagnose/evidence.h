@@ -14,19 +14,13 @@
 #include <cstdint>
 
 #include "common/growbuf.h"
+#include "common/limits.h"
 #include "match/pack_reader.h"
 
 namespace faultline {
 
+// What the evidence keeps is bounded by common/limits.h (kMaxGroups, ...).
 constexpr uint32_t kNoEntry = 0xffffffffu;
-constexpr size_t kMaxGroups = 1u << 16;        // beyond: counted in dropped_events
-constexpr size_t kMaxTextBytes = 480;          // kept of a line
-constexpr size_t kMaxFieldBytes = 160;         // kept of a captured value
-constexpr size_t kMaxFields = 12;              // kept per group
-constexpr size_t kMaxCandidatesPerSource = 16; // fatal-looking exception lines
-constexpr uint64_t kTracebackReach = 400;      // lines from "Traceback" to its exception
-constexpr size_t kMaxPidRanks = 4096;            // NCCL pid-to-rank records
-constexpr size_t kMaxProgress = 1024;            // NCCL progress records (per source, rank, host)
 
 // A string in the evidence's pool.
 struct Str {
@@ -50,7 +44,7 @@ struct Group {
   uint64_t first_line = 0, last_line = 0;
   Str first_time, first_text, first_pattern;
   Str fields;                    // "name\0value\0" pairs of the first event
-  uint32_t pattern_mask = 0;     // bit i: the entry's pattern i fired (i < 32)
+  uint32_t pattern_mask = 0;     // bit i: the entry's pattern i fired (i < kMaxPatternsPerEntry)
   uint32_t truncated = 0;        // the first line was cut at kMaxTextBytes
   // Weaker clues to the rank, resolved at diagnosis (see effective ranks).
   int64_t pid = -1, local_rank = -1, device = -1;

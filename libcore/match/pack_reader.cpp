@@ -1,6 +1,7 @@
 #include "match/pack_reader.h"
 
 #include "common/hash.h"
+#include "common/limits.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -9,13 +10,6 @@
 
 namespace faultline {
 namespace {
-
-// Limits for the FlatBuffers verifier: far above any real pack, low enough
-// that a crafted one cannot make verification itself expensive.
-constexpr uint32_t kVerifierMaxDepth = 16;
-constexpr uint32_t kVerifierMaxTables = 4u << 20;
-constexpr uint32_t kMaxSlotCount = 2 * 65;  // 64 named captures + the whole match
-constexpr uint32_t kMaxPiecesPerPattern = 32;
 
 template <typename T>
 uint32_t vsize(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }

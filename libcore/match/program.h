@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/limits.h"
+
 namespace faultline {
 
 // An instruction is two 32-bit words: word 0 holds the opcode in its low 8
@@ -27,7 +29,6 @@ inline constexpr uint8_t kOpCount = 8;
 enum AssertOp : uint8_t { kAssertLineStart = 0, kAssertLineEnd = 1, kAssertWordBoundary = 2, kAssertNotWordBoundary = 3 };
 inline constexpr uint8_t kAssertCount = 4;
 
-inline constexpr uint32_t kMaxProgramInsns = 1u << 20;  // x is 24 bits wide
 
 inline uint32_t insn_word0(Op op, uint32_t x) { return static_cast<uint32_t>(op) | (x << 8); }
 inline Op insn_op(uint32_t word0) { return static_cast<Op>(word0 & 0xffu); }
@@ -53,7 +54,7 @@ size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots);
 // The backtracker (below) covers programs x line positions up to this many
 // states, with a bounded job stack; beyond either bound the Pike VM runs.
 inline constexpr size_t kBitStateMaxStates = 256 * 1024;
-inline constexpr size_t kBitStateScratch = kBitStateMaxStates / 8 + 4096 * 12 + 2 * 65 * sizeof(int32_t) + 64;
+inline constexpr size_t kBitStateScratch = kBitStateMaxStates / 8 + 4096 * 12 + kMaxSlotCount * sizeof(int32_t) + 64;
 
 // A backtracker with a visited bit per (instruction, position): the same
 // leftmost-first result as the Pike VM, much faster on short lines. Sets

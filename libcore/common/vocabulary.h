@@ -1,0 +1,80 @@
+// The words signatures and the runtime must agree on: the frame fields a
+// framing pattern may capture, the capture and pattern names the diagnosis
+// reads, the tags and types that mean something to it, and the placeholders
+// every fix command may use. A signature that misspells one is silently
+// ignored by the diagnosis, so each is stated here once: the runtime reads
+// these names and flc checks signatures against them (flc compile, flc lint).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace faultline {
+
+// --- Frame fields: what a log prefix says about the line --------------------
+
+enum class FrameField : uint8_t { kRank, kLocalRank, kPid, kDevice, kHost, kTime };
+inline constexpr size_t kFrameFieldCount = 6;
+// By FrameField; the first four are numbers, host and time are text.
+inline constexpr const char *kFrameFieldNames[kFrameFieldCount] = {"rank", "local_rank", "pid", "device", "host", "time"};
+inline constexpr bool frame_field_is_number(FrameField f) { return f <= FrameField::kDevice; }
+
+// --- Captures of entry patterns that the diagnosis reads (diagnose/evidence.cpp)
+
+namespace capture {
+inline constexpr const char *kRank = "rank";                  // a rank the message states ("for rank 3")
+inline constexpr const char *kLocalRank = "local_rank";       // a local rank the message states
+inline constexpr const char *kCulpritRank = "culprit_rank";   // a rank the message blames, not the printer
+inline constexpr const char *kWorldSize = "world_size";       // the job's size, when stated
+inline constexpr const char *kFailedRank = "failed_rank";     // torchrun's root-cause block
+inline constexpr const char *kFailedLocalRank = "failed_local_rank";
+inline constexpr const char *kFailedHost = "failed_host";
+inline constexpr const char *kExitcode = "exitcode";
+inline constexpr const char *kSignal = "signal";
+inline constexpr const char *kTimeoutSeq = "timeout_seq";     // NCCL watchdog: the collective timed out on
+inline constexpr const char *kLastEnqueued = "last_enqueued"; // NCCL progress of a rank
+inline constexpr const char *kLastCompleted = "last_completed";
+inline constexpr const char *kCommRank = "comm_rank";         // NCCL "comm 0x.. rank R nranks N"
+inline constexpr const char *kNranks = "nranks";
+inline constexpr const char *kException = "exception";       // "Type: message" of an uncaught exception
+inline constexpr const char *kMessage = "message";
+}  // namespace capture
+
+struct CaptureWord {
+  const char *name;
+  bool number;  // read as a decimal number: any other text is ignored
+};
+inline constexpr CaptureWord kDiagnosisCaptures[] = {
+    {capture::kRank, true},          {capture::kLocalRank, true},     {capture::kCulpritRank, true},
+    {capture::kWorldSize, true},     {capture::kFailedRank, true},    {capture::kFailedLocalRank, true},
+    {capture::kFailedHost, false},   {capture::kExitcode, true},      {capture::kSignal, true},
+    {capture::kTimeoutSeq, true},    {capture::kLastEnqueued, true},  {capture::kLastCompleted, true},
+    {capture::kCommRank, true},      {capture::kNranks, true},        {capture::kException, false},
+    {capture::kMessage, false},
+};
+
+// --- Pattern names the diagnosis reads, in entries tagged `generic` ----------
+
+namespace pattern {
+inline constexpr const char *kRootCauseHeader = "root_cause_header";        // torchrun's "Root Cause" block
+inline constexpr const char *kNcclRankAssignment = "nccl_rank_assignment";  // which pid is which rank
+inline constexpr const char *kTracebackHeader = "traceback_header";         // "Traceback (most recent call last):"
+inline constexpr const char *kExceptionLine = "exception_line";             // the exception ending it
+}  // namespace pattern
+inline constexpr const char *kDiagnosisPatterns[] = {pattern::kRootCauseHeader, pattern::kNcclRankAssignment,
+                                                     pattern::kTracebackHeader, pattern::kExceptionLine};
+
+// --- Tags and types ----------------------------------------------------------
+
+// Entries tagged `generic` (any uncaught exception, NCCL init lines) feed the
+// unknown-failure path and rank attribution instead of naming a failure.
+inline constexpr const char *kTagGeneric = "generic";
+// The type of entries that do not say what kind of failure they report.
+inline constexpr const char *kTypeOther = "other";
+
+// --- Placeholders every fix and verify command may use, beside the captures of
+// its own entry: the root's rank and host.
+inline constexpr const char *kPlaceholderRank = "rank";
+inline constexpr const char *kPlaceholderHost = "host";
+
+}  // namespace faultline

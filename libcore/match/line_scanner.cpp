@@ -1,0 +1,372 @@
+#include "match/line_scanner.h"
+
+#include <cstring>
+
+#include "common/limits.h"
+#include "match/line_breaks.h"
+#include "match/line_text.h"
+#include "match/literal_filter.h"
+
+namespace faultline {
+
+namespace {
+
+// Non-negative decimal of at most 18 digits, or -1.
+int64_t parse_number(const char *p, size_t n) {
+  if (n == 0 || n > 18) return -1;
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] < '0' || p[i] > '9') return -1;
+    v = v * 10 + (p[i] - '0');
+  }
+  return v;
+}
+
+// Finds line breaks in one chunk with memchr (vectorized in libc), each
+// byte looked at once: the next '\n' is remembered, and '\r' (rare, but a
+// flood of them is a tqdm log) is searched only up to it.
+class BreakFinder {
+ public:
+  explicit BreakFinder(const uint8_t *end) : end_(end) {}
+  // First '\n' or '\r' in [p, end), or end.
+  const uint8_t *next(const uint8_t *p) {
+    if (!nl_ || nl_ < p) {
+      const void *nl = std::memchr(p, '\n', static_cast<size_t>(end_ - p));
+      nl_ = nl ? static_cast<const uint8_t *>(nl) : end_;
+    }
+    if (!cr_ || cr_ < p) {
+      const void *cr = std::memchr(p, '\r', static_cast<size_t>(nl_ - p));
+      cr_ = cr ? static_cast<const uint8_t *>(cr) : nl_;
+    }
+    return cr_ < nl_ ? cr_ : nl_;
+  }
+
+ private:
+  const uint8_t *end_;
+  const uint8_t *nl_ = nullptr;  // next '\n' at or after the last query, or end_
+  const uint8_t *cr_ = nullptr;  // next '\r' before nl_, or nl_
+};
+
+// Past the break at `brk` ("\r\n" is one break); [p, end) holds whole lines.
+const uint8_t *after_break(const uint8_t *brk, const uint8_t *end) {
+  return *brk == '\r' && brk + 1 < end && brk[1] == '\n' ? brk + 2 : brk + 1;
+}
+
+// Set bits of v (SWAR: no popcnt instruction in baseline x86-64, no libgcc call).
+inline uint64_t count_bits64(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (v * 0x0101010101010101ull) >> 56;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The frame of a line
+
+void LineFrame::reset() {
+  for (int64_t &n : number) n = -1;
+  host = time = nullptr;
+  host_len = time_len = 0;
+  for (int32_t &f : from) f = -1;
+}
+
+void LineFrame::add(const char *name, const uint8_t *line, int32_t a, int32_t b) {
+  size_t field = 0;
+  while (field < kFrameFieldCount && std::strcmp(name, kFrameFieldNames[field]) != 0) field++;
+  if (field == kFrameFieldCount || from[field] >= a) return;  // a value at or after this one is already set
+  from[field] = a;
+  const char *v = reinterpret_cast<const char *>(line) + a;
+  const size_t n = static_cast<size_t>(b - a);
+  switch (static_cast<FrameField>(field)) {
+    case FrameField::kHost: host = v, host_len = n; break;
+    case FrameField::kTime: time = v, time_len = n; break;
+    default: number[field] = parse_number(v, n); break;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Life cycle
+
+LineScanner::~LineScanner() {
+  alloc_.release(line_);
+  alloc_.release(clean_);
+  alloc_.release(captures_);
+}
+
+Status LineScanner::create(const PackView *pack, uint32_t max_line_bytes, const Allocator &alloc) {
+  pack_ = pack;
+  alloc_ = alloc;
+  max_line_bytes_ = max_line_bytes ? max_line_bytes : kDefaultMaxLineBytes;
+  max_captures_ = pack->root->max_slot_count() / 2;
+  line_ = static_cast<uint8_t *>(alloc_.allocate(max_line_bytes_));
+  clean_ = static_cast<uint8_t *>(alloc_.allocate(max_line_bytes_));
+  captures_ = static_cast<fl_capture *>(alloc_.allocate_zeroed(max_captures_ ? max_captures_ : 1, sizeof(fl_capture)));
+  if (!line_ || !clean_ || !captures_) return Status::kNoMem;
+  return matcher_.create(pack, alloc_);
+}
+
+void LineScanner::get_stats(fl_scanner_stats *out) const {
+  out->bytes = bytes_;
+  out->lines = lines_;
+  out->truncated_lines = truncated_lines_;
+  out->events = events_;
+  out->candidate_lines = matcher_.candidate_lines();
+}
+
+// ---------------------------------------------------------------------------
+// One line
+
+void LineScanner::on_match(void *self, uint32_t pattern_index, const int32_t *slots) {
+  static_cast<LineScanner *>(self)->report(pattern_index, slots);
+}
+
+// A pattern matched the line being matched: a framing pattern adds to its
+// frame (framing patterns come first), an entry pattern becomes an event.
+void LineScanner::report(uint32_t pattern_index, const int32_t *slots) {
+  const fb::Pattern *pat = pack_->pattern(pattern_index);
+  const auto *names = pat->capture_names();
+  if (pat->entry() == kFramingEntry) {
+    if (!slots || !names) return;
+    for (uint32_t g = 0; g < names->size(); g++) {
+      const int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
+      if (a >= 0 && b >= a) frame_.add(names->Get(g)->c_str(), text_, a, b);
+    }
+    return;
+  }
+  events_++;
+  if (stopped_ || !fn_) return;
+  fl_event ev;
+  std::memset(&ev, 0, sizeof ev);
+  ev.struct_size = sizeof ev;
+  ev.flags = text_truncated_ ? FL_EVENT_LINE_TRUNCATED : 0u;
+  ev.entry = pat->entry();
+  ev.pattern_index = pattern_index;
+  ev.entry_id = pack_->entry(pat->entry())->id()->c_str();
+  ev.pattern = pat->name() ? pat->name()->c_str() : "";
+  ev.line_number = line_number_;
+  ev.byte_offset = line_start_;
+  ev.line = reinterpret_cast<const char *>(text_);
+  ev.line_len = text_len_;
+  uint32_t n = 0;
+  if (slots && names)
+    for (uint32_t g = 0; g < names->size() && n < max_captures_; g++) {
+      const int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
+      if (a < 0 || b < a) continue;
+      captures_[n].name = names->Get(g)->c_str();
+      captures_[n].value = reinterpret_cast<const char *>(text_) + a;
+      captures_[n].value_len = static_cast<size_t>(b - a);
+      n++;
+    }
+  ev.captures = n ? captures_ : nullptr;
+  ev.capture_count = n;
+  ev.rank = frame_.number[static_cast<int>(FrameField::kRank)];
+  ev.local_rank = frame_.number[static_cast<int>(FrameField::kLocalRank)];
+  ev.pid = frame_.number[static_cast<int>(FrameField::kPid)];
+  ev.device = frame_.number[static_cast<int>(FrameField::kDevice)];
+  ev.host = frame_.host;
+  ev.host_len = frame_.host ? frame_.host_len : 0;
+  ev.time = frame_.time;
+  ev.time_len = frame_.time ? frame_.time_len : 0;
+  if (fn_(ctx_, &ev) != 0) stopped_ = true;
+}
+
+// Matches one complete line (already cut to max_line_bytes).
+void LineScanner::match(const uint8_t *text, size_t len, bool truncated) {
+  line_number_++;
+  lines_++;
+  if (truncated) truncated_lines_++;
+  if (std::memchr(text, 0x1b, len)) {
+    len = strip_ansi(text, len, clean_);
+    text = clean_;
+  }
+  frame_.reset();
+  text_ = text;
+  text_len_ = len;
+  text_truncated_ = truncated;
+  matcher_.match_line(text, len, on_match, this);
+}
+
+// Matches one whole line lying in the chunk, at `p`.
+void LineScanner::match_in_place(const uint8_t *p, size_t n) {
+  const bool truncated = n > max_line_bytes_;
+  match(p, truncated ? max_line_bytes_ : n, truncated);
+}
+
+// Counts a line that holds no key without matching it.
+void LineScanner::count_plain_line(size_t n) {
+  line_number_++;
+  lines_++;
+  if (n > max_line_bytes_) truncated_lines_++;
+}
+
+// Adds bytes of the current line to the buffer, up to max_line_bytes.
+void LineScanner::append(const uint8_t *p, size_t n) {
+  line_open_ = line_open_ || n > 0;
+  size_t room = max_line_bytes_ - line_len_;
+  if (n > room) {
+    line_truncated_ = true;
+    n = room;
+  }
+  std::memcpy(line_ + line_len_, p, n);
+  line_len_ += n;
+}
+
+void LineScanner::reset_line() {
+  line_len_ = 0;
+  line_truncated_ = false;
+  line_open_ = false;
+}
+
+// ---------------------------------------------------------------------------
+// Whole lines of a chunk
+
+// Lines of [p, end) that hold no key: counted, not matched, except those
+// with an ESC byte (ANSI sequences may split a key) which are matched whole.
+void LineScanner::skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  const uint8_t *line = p;
+  bool escape = false;
+  auto special = [&](const uint8_t *at) {
+    if (*at == 0x1b) {
+      escape = true;
+      return;
+    }
+    if (*at == '\n' && at == line && at > p && at[-1] == '\r') {  // second half of "\r\n"
+      line = at + 1;
+      return;
+    }
+    const size_t n = static_cast<size_t>(at - line);
+    if (escape) {
+      line_start_ = offset_ + static_cast<uint64_t>(line - chunk);
+      match_in_place(line, n);
+    } else {
+      count_plain_line(n);
+    }
+    escape = false;
+    line = at + 1;
+  };
+  const uint8_t *q = p;
+  for (; end - q >= 64; q += 64) {
+    uint64_t m = 0, nl = 0;
+    line_masks64(q, &m, &nl);
+    // A block of plain '\n' breaks: count them at once. Only the line that
+    // began before the block can be long enough to be cut, as lines inside a
+    // block are shorter than 63 bytes (a smaller max_line_bytes: one by one below).
+    if (m && !escape && max_line_bytes_ >= 63) {
+      if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
+        const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
+        const uint64_t n = count_bits64(m);
+        if (static_cast<size_t>(first - line) > max_line_bytes_) truncated_lines_++;
+        line_number_ += n;
+        lines_ += n;
+        line = last_nl + 1;
+        continue;
+      }
+    }
+    for (; m; m &= m - 1) special(q + __builtin_ctzll(m));
+  }
+  for (; q < end; q++)
+    if (line_special(*q)) special(q);
+  line_start_ = offset_ + static_cast<uint64_t>(end - chunk);
+}
+
+// Whole lines [p, end) of the chunk through the literal filter: only lines
+// holding a key are matched. Each byte is looked at by each search once: a
+// hit beyond the line just matched stays valid for the next round.
+void LineScanner::scan_filtered(const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  const LiteralFilterView &f = pack_->literals;
+  const uint8_t *long_hit = nullptr, *short_hit = f.short_keys ? nullptr : end;
+  while (p < end) {
+    if (!long_hit || long_hit < p) {
+      long_hit = literal_find_long(f, p, end);
+      if (!long_hit) long_hit = end;
+    }
+    if (!short_hit || short_hit < p) {
+      short_hit = literal_find_short(f, p, end);
+      if (!short_hit) short_hit = end;
+    }
+    const uint8_t *hit = long_hit < short_hit ? long_hit : short_hit;
+    if (hit == end) break;
+    const uint8_t *line = hit;
+    while (line > p && line[-1] != '\n' && line[-1] != '\r') line--;
+    skip_lines(p, line, chunk);
+    BreakFinder breaks(end);
+    const uint8_t *brk = breaks.next(hit);  // exists: [p, end) ends with a break
+    match_in_place(line, static_cast<size_t>(brk - line));
+    p = after_break(brk, end);
+    line_start_ = offset_ + static_cast<uint64_t>(p - chunk);
+  }
+  if (p < end) skip_lines(p, end, chunk);
+}
+
+// Whole lines [p, end) of the chunk, each matched (no usable filter).
+void LineScanner::scan_each(const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
+  BreakFinder breaks(end);
+  while (p < end) {
+    const uint8_t *brk = breaks.next(p);
+    match_in_place(p, static_cast<size_t>(brk - p));
+    p = after_break(brk, end);
+    line_start_ = offset_ + static_cast<uint64_t>(p - chunk);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The stream
+
+bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) {
+  fn_ = fn;
+  ctx_ = ctx;
+  stopped_ = false;
+  if (len == 0) return false;
+  const uint8_t *const begin = p, *const end = p + len;
+  if (pending_cr_) {
+    pending_cr_ = false;
+    if (*p == '\n') {  // the second half of a "\r\n" split across chunks
+      p++;
+      line_start_ = offset_ + 1;
+    }
+  }
+  // The line carried over from earlier chunks ends at the first break.
+  if (line_open_ && p < end) {
+    BreakFinder breaks(end);
+    const uint8_t *brk = breaks.next(p);
+    append(p, static_cast<size_t>(brk - p));
+    if (brk == end) {
+      p = end;
+    } else {
+      match(line_, line_len_, line_truncated_);
+      reset_line();
+      p = after_break(brk, end);
+      line_start_ = offset_ + static_cast<uint64_t>(p - begin);
+    }
+  }
+  // Whole lines are matched in place; what follows the last break is carried.
+  const uint8_t *last = end;
+  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  if (last > p) {
+    if (pack_->literals.usable) scan_filtered(p, last, begin);
+    else scan_each(p, last, begin);
+    line_start_ = offset_ + static_cast<uint64_t>(last - begin);
+  }
+  if (last < end) append(last, static_cast<size_t>(end - last));
+  // A chunk ending in '\r' may be followed by the '\n' of the same break.
+  if (end[-1] == '\r') pending_cr_ = true;
+  offset_ += len;
+  bytes_ += len;
+  return stopped_;
+}
+
+bool LineScanner::finish(fl_event_fn fn, void *ctx) {
+  fn_ = fn;
+  ctx_ = ctx;
+  stopped_ = false;
+  if (line_open_) match(line_, line_len_, line_truncated_);
+  const bool stopped = stopped_;
+  reset_line();
+  pending_cr_ = false;
+  offset_ = line_start_ = line_number_ = 0;
+  return stopped;
+}
+
+}  // namespace faultline
