@@ -5,6 +5,7 @@
 #include <new>
 
 #include "diagnose/diagnosis.h"
+#include "diagnose/fingerprint.h"
 #include "api/handles.h"
 #include "api/options.h"
 #include "report/report.h"
@@ -237,33 +238,25 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
   if (!d || !out || out->struct_size < sizeof(fl_diagnosis)) return FL_E_INVALID_ARG;
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     const Evidence &ev = d->evidence;
+    const ReportInput in{ev, d->pack->view, diag, nullptr};
+    const RootSite site = root_site(ev, diag);
+    const Advice advice = advice_for(in);
     std::memset(reinterpret_cast<char *>(out) + sizeof(uint32_t), 0, sizeof(fl_diagnosis) - sizeof(uint32_t));
     out->verdict = diag.verdict == Verdict::kFailure ? FL_VERDICT_FAILURE
                    : diag.verdict == Verdict::kInconclusive ? FL_VERDICT_INCONCLUSIVE
                                                             : FL_VERDICT_NO_FAILURE;
-    out->entry = diag.root_group >= 0 ? ev.groups[diag.root_group].entry : UINT32_MAX;
+    out->entry = diag.root_group >= 0 ? site.entry : UINT32_MAX;
     out->rank = diag.root_rank;
-    out->confidence = diag.verdict == Verdict::kNoFailure ? 0.9 : diag.confidence;
-    const char *action = "none";
-    if (diag.verdict == Verdict::kFailure && diag.root_group >= 0) {
-      fb::Action a = d->pack->view.entry(out->entry)->action();
-      action = action_name(a);
-      out->retry = a == fb::Action::Retry || a == fb::Action::ExcludeNodeAndRetry;
-    } else if (diag.verdict != Verdict::kNoFailure) {
-      action = "investigate";
-    }
-    std::snprintf(out->action, sizeof out->action, "%s", action);
+    out->confidence = diag.confidence;
+    out->retry = advice.retry;
+    std::snprintf(out->action, sizeof out->action, "%s", advice.action);
     std::snprintf(out->host, sizeof out->host, "%.*s", static_cast<int>(diag.root_host.len), ev.str(diag.root_host));
     if (diag.verdict != Verdict::kNoFailure)
-      std::snprintf(out->fingerprint, sizeof out->fingerprint, "fp1:%016llx",
-                    static_cast<unsigned long long>(diag.fingerprint));
-    uint32_t src = kNoEntry;
-    if (diag.root_group >= 0) src = ev.groups[diag.root_group].source, out->line = ev.groups[diag.root_group].first_line;
-    else if (diag.root_candidate >= 0) src = ev.candidates[diag.root_candidate].source, out->line = ev.candidates[diag.root_candidate].line;
-    else if (diag.root_hint >= 0) src = ev.hints[diag.root_hint].source, out->line = ev.hints[diag.root_hint].line;
-    if (src < ev.sources.size())
-      std::snprintf(out->source, sizeof out->source, "%.*s", static_cast<int>(ev.sources[src].name.len),
-                    ev.str(ev.sources[src].name));
+      std::snprintf(out->fingerprint, sizeof out->fingerprint, "%s", FingerprintText(diag.fingerprint).text);
+    out->line = site.line;
+    if (site.source < ev.sources.size())
+      std::snprintf(out->source, sizeof out->source, "%.*s", static_cast<int>(ev.sources[site.source].name.len),
+                    ev.str(ev.sources[site.source].name));
     if (diag.verdict == Verdict::kFailure && diag.root_group < 0)
       std::snprintf(out->template_text, sizeof out->template_text, "%.*s",
                     static_cast<int>(diag.fingerprint_template.size()),

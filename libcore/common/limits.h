@@ -68,6 +68,12 @@
 #define FL_MAX_PROGRESS 1024
 #endif
 
+// Ranks 0..N checked one by one for the one that did not time out (when NCCL
+// progress figures are missing); larger jobs skip this sweep.
+#ifndef FL_MAX_SWEPT_RANKS
+#define FL_MAX_SWEPT_RANKS 4096
+#endif
+
 // Ranks listed per finding of a report; more are counted, not listed.
 #ifndef FL_MAX_RANKS_LISTED
 #define FL_MAX_RANKS_LISTED 32
@@ -123,6 +129,7 @@ inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxProgress = FL_MAX_PROGRESS;
 inline constexpr uint32_t kMaxRanksListed = FL_MAX_RANKS_LISTED;
+inline constexpr size_t kMaxSweptRanks = FL_MAX_SWEPT_RANKS;
 inline constexpr uint32_t kVerifierMaxDepth = FL_VERIFIER_MAX_DEPTH;
 inline constexpr uint32_t kVerifierMaxTables = FL_VERIFIER_MAX_TABLES;
 inline constexpr uint32_t kMaxProgramSize = FL_MAX_PROGRAM_SIZE;

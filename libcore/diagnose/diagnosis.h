@@ -1,7 +1,9 @@
 // Diagnosis: from canonical evidence to the initiating failure, its rank
 // and host, what is collateral and why, how sure we are, and what is
-// missing. Pure function of the evidence and the pack; rendering is in
-// report_json.cpp and report_text.cpp.
+// missing. Pure function of the evidence and the pack, in steps: attribution
+// (diagnose/attribution.h) says whose each piece of evidence is, this file
+// chooses the root and sorts the rest, diagnose/fingerprint.h names it.
+// Rendering is in report/.
 #pragma once
 
 #include <cstdint>
@@ -55,17 +57,14 @@ struct Diagnosis {
 // Evidence must be canonicalized first.
 bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *out);
 
-// Comparable time of a timestamp as printed (month, day, time of day in
-// microseconds; the year is ignored), or -1 when it is not a known format.
-int64_t time_key(const char *s, size_t n);
-
-// Normalizes text into a template: digit runs, hex ids and paths replaced,
-// so that the same failure in another run gives the same template.
-void template_of(const char *s, size_t n, Text *out);
-
-const char *verdict_name(Verdict v);
-const char *action_name(fb::Action a);
-const char *role_name(fb::Role r);
-const char *severity_name(fb::Severity s);
+// Where the root stands in the logs, whichever kind of evidence it is: an
+// entry's group, an unknown exception, or the launcher's exit report.
+struct RootSite {
+  uint32_t source = kNoEntry;  // kNoEntry: no root
+  uint64_t line = 0;
+  Str time, text;              // empty for the launcher's report (no line of the failure itself)
+  uint32_t entry = kNoEntry;   // the root's entry in the pack, kNoEntry when no entry knows it
+};
+RootSite root_site(const Evidence &ev, const Diagnosis &d);
 
 }  // namespace faultline

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "diagnose/diagnosis.h"
+#include "report/report.h"
 
 namespace faultline {
 

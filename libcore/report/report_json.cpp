@@ -2,6 +2,7 @@
 // only ever added; a change of meaning bumps the schema.
 #include <cstring>
 
+#include "diagnose/fingerprint.h"
 #include "report/json_writer.h"
 #include "report/report.h"
 #include "faultline.h"
@@ -78,6 +79,19 @@ void where(JsonWriter &w, const Evidence &ev, uint32_t source, uint64_t line, St
   w.kv("text", ev.str(text), text.len);
 }
 
+// The root's place; `text` stands for the line when the root has none of its own.
+void where(JsonWriter &w, const Evidence &ev, const RootSite &site, const char *text = nullptr) {
+  if (!text) {
+    where(w, ev, site.source, site.line, site.time, site.text);
+    return;
+  }
+  w.kv("source", ev.str(ev.sources[site.source].name), ev.sources[site.source].name.len);
+  w.kv_num("line", static_cast<int64_t>(site.line));
+  w.key("time");
+  w.null();
+  w.kv("text", text);
+}
+
 void finding_list(JsonWriter &w, const ReportInput &in, const char *key, const Vec<Finding> &list) {
   w.key(key);
   w.begin_array();
@@ -104,8 +118,9 @@ void finding_list(JsonWriter &w, const ReportInput &in, const char *key, const V
 void root_object(JsonWriter &w, const ReportInput &in) {
   const Diagnosis &d = in.d;
   const Evidence &ev = in.ev;
+  const RootSite site = root_site(ev, d);
   w.key("root");
-  if (d.root_group < 0 && d.root_candidate < 0 && d.root_hint < 0) {
+  if (site.source == kNoEntry) {
     w.null();
     return;
   }
@@ -116,7 +131,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     rank_or_null(w, "rank", d.root_rank);
     ranks_array(w, d.root_ranks.data(), d.root_ranks.size());
     str_or_null(w, "host", ev, d.root_host);
-    where(w, ev, g.source, g.first_line, g.first_time, g.first_text);
+    where(w, ev, site);
     w.kv("pattern", ev.str(g.first_pattern), g.first_pattern.len);
     w.kv_num("count", static_cast<int64_t>(g.count));
     fields_object(w, ev, g.fields);
@@ -137,20 +152,15 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     w.key("fields");
     w.begin_object();
     if (d.root_candidate >= 0) {
-      const Candidate &x = ev.candidates[d.root_candidate];
       w.end_object();
-      where(w, ev, x.source, x.line, x.time, x.text);
-      str_or_null(w, "exception", ev, x.exception);
+      where(w, ev, site);
+      str_or_null(w, "exception", ev, ev.candidates[d.root_candidate].exception);
     } else {
       const LaunchHint &h = ev.hints[d.root_hint];
       if (h.has_exitcode) w.kv_num("exitcode", h.exitcode);
       if (h.signal) w.kv_num("signal", h.signal);
       w.end_object();
-      w.kv("source", ev.str(ev.sources[h.source].name), ev.sources[h.source].name.len);
-      w.kv_num("line", static_cast<int64_t>(h.line));
-      w.key("time");
-      w.null();
-      w.kv("text", "Root Cause (first observed failure) reported by the launcher");
+      where(w, ev, site, "Root Cause (first observed failure) reported by the launcher");
     }
     w.kv("template", d.fingerprint_template.data() ? d.fingerprint_template.data() : "",
          d.fingerprint_template.size());
@@ -159,47 +169,16 @@ void root_object(JsonWriter &w, const ReportInput &in) {
 }
 
 void action_object(JsonWriter &w, const ReportInput &in) {
-  const Diagnosis &d = in.d;
+  const Advice a = advice_for(in);
   w.key("action");
   w.begin_object();
-  if (d.verdict == Verdict::kNoFailure) {
-    w.kv("name", "none");
-    w.kv_bool("retry", false);
-    w.key("exclude_hosts");
-    w.begin_array();
-    w.end_array();
-    w.kv("advice", "no failure found: nothing to do");
-  } else if (d.verdict == Verdict::kFailure && d.root_group >= 0) {
-    const fb::Entry *e = in.pack.entry(in.ev.groups[d.root_group].entry);
-    fb::Action a = e->action();
-    w.kv("name", action_name(a));
-    w.kv_bool("retry", a == fb::Action::Retry || a == fb::Action::ExcludeNodeAndRetry);
-    w.key("exclude_hosts");
-    w.begin_array();
-    if (a == fb::Action::ExcludeNodeAndRetry && d.root_host.len) w.string(in.ev.str(d.root_host), d.root_host.len);
-    w.end_array();
-    const char *advice = "";
-    switch (a) {
-      case fb::Action::Retry: advice = "transient failure: retry the job as is"; break;
-      case fb::Action::ExcludeNodeAndRetry: advice = "faulty node: exclude the host and retry"; break;
-      case fb::Action::FixConfig: advice = "do not retry unchanged: fix the configuration first"; break;
-      case fb::Action::FixCode: advice = "do not retry: the code must be fixed"; break;
-      case fb::Action::FixEnvironment: advice = "do not retry unchanged: fix the environment (drivers, packages, image, mounts)"; break;
-      case fb::Action::AddResources: advice = "do not retry unchanged: give the job more resources or use less"; break;
-      case fb::Action::Stop: advice = "stop: retrying cannot help"; break;
-      default: advice = "investigate before retrying: this failure alone does not decide"; break;
-    }
-    w.kv("advice", advice);
-  } else {
-    w.kv("name", "investigate");
-    w.kv_bool("retry", false);
-    w.key("exclude_hosts");
-    w.begin_array();
-    w.end_array();
-    w.kv("advice", d.verdict == Verdict::kInconclusive
-                       ? "investigate: the initiating failure is in another log (see missing_evidence)"
-                       : "investigate: no entry knows this failure; read the root text");
-  }
+  w.kv("name", a.action);
+  w.kv_bool("retry", a.retry);
+  w.key("exclude_hosts");
+  w.begin_array();
+  if (a.exclude_root_host) w.string(in.ev.str(in.d.root_host), in.d.root_host.len);
+  w.end_array();
+  w.kv("advice", a.text);
   w.end_object();
 }
 
@@ -226,8 +205,7 @@ void command_list(JsonWriter &w, const ReportInput &in, const char *key, const L
 }
 
 void knowledge(JsonWriter &w, const ReportInput &in) {
-  const fb::Entry *e = nullptr;
-  if (in.d.verdict != Verdict::kNoFailure && in.d.root_group >= 0) e = in.pack.entry(in.ev.groups[in.d.root_group].entry);
+  const fb::Entry *e = in.d.verdict != Verdict::kNoFailure ? root_entry(in) : nullptr;
   w.key("fix");
   w.begin_object();
   string_list(w, "steps", e ? e->fix_steps() : nullptr);
@@ -248,52 +226,6 @@ void knowledge(JsonWriter &w, const ReportInput &in) {
 
 }  // namespace
 
-const char *root_field(const ReportInput &in, const char *name, size_t name_len, size_t *value_len) {
-  if (in.d.root_group < 0) return nullptr;
-  const Group &g = in.ev.groups[in.d.root_group];
-  FieldCursor c{in.ev.str(g.fields), g.fields.len};
-  const char *n, *v;
-  size_t nl, vl;
-  while (c.next(&n, &nl, &v, &vl))
-    if (nl == name_len && std::memcmp(n, name, nl) == 0) {
-      *value_len = vl;
-      return v;
-    }
-  return nullptr;
-}
-
-void fill_placeholders(const ReportInput &in, const char *t, Text *out) {
-  size_t n = std::strlen(t);
-  for (size_t i = 0; i < n; i++) {
-    if (t[i] == '{' && (i == 0 || t[i - 1] != '$')) {
-      size_t j = i + 1;
-      while (j < n && ((t[j] >= 'a' && t[j] <= 'z') || t[j] == '_' || (j > i + 1 && t[j] >= '0' && t[j] <= '9'))) j++;
-      if (j < n && t[j] == '}' && j > i + 1) {
-        const char *name = t + i + 1;
-        size_t len = j - i - 1;
-        size_t vl = 0;
-        const char *v = root_field(in, name, len, &vl);
-        if (v) {
-          out->add(v, vl);
-          i = j;
-          continue;
-        }
-        if (len == 4 && std::memcmp(name, "rank", 4) == 0 && in.d.root_rank >= 0) {
-          out->add_i64(in.d.root_rank);
-          i = j;
-          continue;
-        }
-        if (len == 4 && std::memcmp(name, "host", 4) == 0 && in.d.root_host.len) {
-          out->add(in.ev.str(in.d.root_host), in.d.root_host.len);
-          i = j;
-          continue;
-        }
-      }
-    }
-    out->addc(t[i]);
-  }
-}
-
 void render_json(const ReportInput &in, Text *out) {
   const Diagnosis &d = in.d;
   const Evidence &ev = in.ev;
@@ -309,8 +241,8 @@ void render_json(const ReportInput &in, Text *out) {
   w.key("confidence");
   w.begin_object();
   w.key("score");
-  w.real(d.verdict == Verdict::kNoFailure ? 0.9 : d.confidence);
-  w.kv("level", d.verdict == Verdict::kNoFailure ? "high" : level_of(d.confidence));
+  w.real(d.confidence);
+  w.kv("level", level_of(d.confidence));
   lines_list(w, "reasons", d.reasons);
   w.end_object();
   finding_list(w, in, "collateral", d.collateral);
@@ -323,10 +255,8 @@ void render_json(const ReportInput &in, Text *out) {
     w.null();
   } else {
     w.begin_object();
-    w.kv("algorithm", "faultline-fp/1");
-    Text v(in.d.alloc);
-    v.addf("fp1:%016llx", static_cast<unsigned long long>(d.fingerprint));
-    w.kv("value", v.data(), v.size());
+    w.kv("algorithm", kFingerprintAlgorithm);
+    w.kv("value", FingerprintText(d.fingerprint).text);
     w.end_object();
   }
   w.key("nccl_progress");

@@ -2,6 +2,7 @@
 // one-line summary (Kubernetes termination message, CI annotations).
 #include <cstring>
 
+#include "diagnose/fingerprint.h"
 #include "report/report.h"
 
 namespace faultline {
@@ -19,15 +20,6 @@ constexpr const char *kRed = "\x1b[1;31m";
 constexpr const char *kYellow = "\x1b[1;33m";
 constexpr const char *kGreen = "\x1b[1;32m";
 constexpr const char *kDim = "\x1b[2m";
-
-// Log text is arbitrary bytes: control characters (escape sequences above
-// all) are shown as '?' so the report cannot drive the terminal.
-void add_safe(Text *out, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    out->addc(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
-  }
-}
 
 void where_text(Text *out, const Evidence &ev, int64_t rank, Str host, uint32_t source, uint64_t line) {
   if (rank >= 0) out->addf("rank %lld", static_cast<long long>(rank));
@@ -57,23 +49,7 @@ void ranks_text(Text *out, const int64_t *ranks, size_t n, uint32_t more) {
   if (more) out->addf(" and %u more", more);
 }
 
-const fb::Entry *root_entry(const ReportInput &in) {
-  return in.d.root_group >= 0 ? in.pack.entry(in.ev.groups[in.d.root_group].entry) : nullptr;
-}
-
 }  // namespace
-
-bool FieldCursor::next(const char **name, size_t *name_len, const char **value, size_t *value_len) {
-  const void *z1 = i < len ? std::memchr(p + i, '\0', len - i) : nullptr;
-  if (!z1) return false;
-  size_t a = static_cast<const char *>(z1) - p;
-  const void *z2 = a + 1 < len ? std::memchr(p + a + 1, '\0', len - a - 1) : nullptr;
-  if (!z2) return false;
-  size_t b = static_cast<const char *>(z2) - p;
-  *name = p + i, *name_len = a - i, *value = p + a + 1, *value_len = b - a - 1;
-  i = b + 1;
-  return true;
-}
 
 // The summary without the input note.
 static void summary_line(const ReportInput &in, Text *out) {
@@ -101,8 +77,7 @@ static void summary_line(const ReportInput &in, Text *out) {
     out->add(" host ");
     add_safe(out, in.ev.str(d.root_host), d.root_host.len);
   }
-  if (e && d.verdict == Verdict::kFailure) out->addf("; action %s", action_name(e->action()));
-  else out->add("; action investigate");
+  out->addf("; action %s", advice_for(in).action);
   if (d.verdict == Verdict::kInconclusive && d.lagging_rank >= 0)
     out->addf("; rank %lld holds the cause", static_cast<long long>(d.lagging_rank));
 }
@@ -112,133 +87,161 @@ void render_summary(const ReportInput &in, Text *out) {
   if (in.incomplete) out->add("; inputs incomplete");
 }
 
-void render_text(const ReportInput &in, bool color, Text *out) {
+namespace {
+
+// The root: what failed, where, and how the diagnosis decided.
+void root_section(const ReportInput &in, const Style &st, Text *out) {
   const Diagnosis &d = in.d;
   const Evidence &ev = in.ev;
-  Style st{color};
-  const fb::Entry *e = root_entry(in);
-  Text tmp(in.d.alloc);
-
   if (d.verdict == Verdict::kNoFailure) {
     out->addf("%sNo failure found%s", st.on(kGreen), st.off());
     uint64_t lines = 0;
     for (const SourceRec &s : ev.sources) lines += s.lines;
     out->addf(" in %llu lines of %zu log%s.\n", static_cast<unsigned long long>(lines), ev.sources.size(),
               ev.sources.size() == 1 ? "" : "s");
+    return;
+  }
+  const fb::Entry *e = root_entry(in);
+  const char *head = d.verdict == Verdict::kFailure ? "FAILURE" : "INCONCLUSIVE";
+  out->addf("%s%s%s  ", st.on(d.verdict == Verdict::kFailure ? kRed : kYellow), head, st.off());
+  if (e) {
+    out->addf("%s%s%s\n", st.on(kBold), e->title() ? e->title()->c_str() : e->id()->c_str(), st.off());
+    out->addf("  entry      %s  (type %s, %s)\n", e->id()->c_str(), e->type() ? e->type()->c_str() : "other",
+              role_name(e->role()));
   } else {
-    const char *head = d.verdict == Verdict::kFailure ? "FAILURE" : "INCONCLUSIVE";
-    out->addf("%s%s%s  ", st.on(d.verdict == Verdict::kFailure ? kRed : kYellow), head, st.off());
-    if (e) {
-      out->addf("%s%s%s\n", st.on(kBold), e->title() ? e->title()->c_str() : e->id()->c_str(), st.off());
-      out->addf("  entry      %s  (type %s, %s)\n", e->id()->c_str(), e->type() ? e->type()->c_str() : "other",
-                role_name(e->role()));
-    } else {
-      out->addf("%sUnknown failure: no entry explains it%s\n", st.on(kBold), st.off());
-    }
-    out->add("  where      ");
-    if (d.root_group >= 0) {
-      const Group &g = ev.groups[d.root_group];
-      bool inconclusive = d.verdict == Verdict::kInconclusive;
-      where_text(out, ev, inconclusive ? d.group_rank[d.root_group] : d.root_rank, inconclusive ? g.host : d.root_host,
-                 g.source, g.first_line);
-      if (g.first_time.len) out->addf(" (%s)", ev.str(g.first_time));
-      out->addc('\n');
-      out->add("  line       ");
-      add_safe(out, ev.str(g.first_text), g.first_text.len);
-      out->addc('\n');
-      if (d.root_ranks.size() > 1) {
-        out->add(inconclusive ? "  seen on    " : "  also on    ");
-        ranks_text(out, d.root_ranks.data(), d.root_ranks.size(), 0);
-        out->addc('\n');
-      }
-      if (inconclusive && d.root_rank >= 0) out->addf("  suspect    rank %lld (see missing evidence)\n", static_cast<long long>(d.root_rank));
-    } else if (d.root_candidate >= 0) {
-      const Candidate &x = ev.candidates[d.root_candidate];
-      where_text(out, ev, d.root_rank, d.root_host, x.source, x.line);
-      out->addc('\n');
-      out->add("  line       ");
-      add_safe(out, ev.str(x.text), x.text.len);
-      out->addc('\n');
-    } else if (d.root_hint >= 0) {
-      const LaunchHint &h = ev.hints[d.root_hint];
-      where_text(out, ev, d.root_rank, d.root_host, h.source, h.line);
-      out->addc('\n');
-      if (h.signal) out->addf("  exit       signal %lld\n", static_cast<long long>(h.signal));
-      else out->addf("  exit       exit code %lld\n", static_cast<long long>(h.exitcode));
-    }
-    out->addf("  decided by %s; confidence %.2f\n", d.decided_by, d.confidence);
+    out->addf("%sUnknown failure: no entry explains it%s\n", st.on(kBold), st.off());
   }
+  const RootSite site = root_site(ev, d);
+  out->add("  where      ");
+  if (d.root_group >= 0) {
+    const Group &g = ev.groups[d.root_group];
+    bool inconclusive = d.verdict == Verdict::kInconclusive;
+    where_text(out, ev, inconclusive ? d.group_rank[d.root_group] : d.root_rank, inconclusive ? g.host : d.root_host,
+               site.source, site.line);
+    if (site.time.len) out->addf(" (%s)", ev.str(site.time));
+    out->addc('\n');
+    out->add("  line       ");
+    add_safe(out, ev.str(site.text), site.text.len);
+    out->addc('\n');
+    if (d.root_ranks.size() > 1) {
+      out->add(inconclusive ? "  seen on    " : "  also on    ");
+      ranks_text(out, d.root_ranks.data(), d.root_ranks.size(), 0);
+      out->addc('\n');
+    }
+    if (inconclusive && d.root_rank >= 0) out->addf("  suspect    rank %lld (see missing evidence)\n", static_cast<long long>(d.root_rank));
+  } else if (d.root_candidate >= 0) {
+    where_text(out, ev, d.root_rank, d.root_host, site.source, site.line);
+    out->addc('\n');
+    out->add("  line       ");
+    add_safe(out, ev.str(site.text), site.text.len);
+    out->addc('\n');
+  } else if (d.root_hint >= 0) {
+    const LaunchHint &h = ev.hints[d.root_hint];
+    where_text(out, ev, d.root_rank, d.root_host, site.source, site.line);
+    out->addc('\n');
+    if (h.signal) out->addf("  exit       signal %lld\n", static_cast<long long>(h.signal));
+    else out->addf("  exit       exit code %lld\n", static_cast<long long>(h.exitcode));
+  }
+  out->addf("  decided by %s; confidence %.2f\n", d.decided_by, d.confidence);
+}
 
-  if (d.collateral.size()) {
-    out->addf("\n%sCollateral%s (not the cause)\n", st.on(kBold), st.off());
-    for (const Finding &f : d.collateral) {
-      const fb::Entry *c = in.pack.entry(f.entry);
-      out->addf("  %-34s ", c->id()->c_str());
-      ranks_text(out, f.ranks, f.rank_count, f.more_ranks);
-      out->addf(", %llu line%s\n", static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
-      out->addf("  %s  %s%s\n", st.on(kDim), f.reason, st.off());
-    }
+void collateral_section(const ReportInput &in, const Style &st, Text *out) {
+  if (!in.d.collateral.size()) return;
+  out->addf("\n%sCollateral%s (not the cause)\n", st.on(kBold), st.off());
+  for (const Finding &f : in.d.collateral) {
+    const fb::Entry *c = in.pack.entry(f.entry);
+    out->addf("  %-34s ", c->id()->c_str());
+    ranks_text(out, f.ranks, f.rank_count, f.more_ranks);
+    out->addf(", %llu line%s\n", static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
+    out->addf("  %s  %s%s\n", st.on(kDim), f.reason, st.off());
   }
-  if (d.missing.size()) {
-    out->addf("\n%sMissing evidence%s\n  ", st.on(kBold), st.off());
-    for (size_t i = 0; i < d.missing.size(); i++) {
-      char c = d.missing[i];
-      if (c == '\n') out->add("\n  ");
-      else add_safe(out, &c, 1);
-    }
+}
+
+void missing_section(const ReportInput &in, const Style &st, Text *out) {
+  const Text &missing = in.d.missing;
+  if (!missing.size()) return;
+  out->addf("\n%sMissing evidence%s\n  ", st.on(kBold), st.off());
+  for (size_t i = 0; i < missing.size(); i++) {
+    char c = missing[i];
+    if (c == '\n') out->add("\n  ");
+    else add_safe(out, &c, 1);
+  }
+  out->addc('\n');
+}
+
+// Commands with their placeholders filled, each with its explanation line.
+template <typename List>
+void command_lines(const ReportInput &in, const List *list, const char *label, const Style &st, Text *out) {
+  if (!list) return;
+  Text run(in.d.alloc);
+  for (const auto *c : *list) {
+    run.clear();
+    fill_placeholders(in, c->run() ? c->run()->c_str() : "", &run);
+    out->add("    $ ");
+    out->add(run.data() ? run.data() : "", run.size());
+    out->addc('\n');
+    const flatbuffers::String *text = nullptr;
+    if constexpr (requires { c->explain(); }) text = c->explain();
+    else text = c->expect();
+    if (text) out->addf("      %s%s%s%s\n", st.on(kDim), label, text->c_str(), st.off());
+  }
+}
+
+// What to do about a known failure: summary, steps, commands, verification.
+void fix_section(const ReportInput &in, const Style &st, Text *out) {
+  const fb::Entry *e = root_entry(in);
+  if (!e || in.d.verdict != Verdict::kFailure) return;
+  out->addf("\n%sWhat to do%s: %s\n", st.on(kBold), st.off(), action_name(e->action()));
+  if (e->summary()) {
+    out->add("  ");
+    out->add(e->summary()->c_str());
     out->addc('\n');
   }
-  if (e && d.verdict == Verdict::kFailure) {
-    out->addf("\n%sWhat to do%s: %s\n", st.on(kBold), st.off(), action_name(e->action()));
-    if (e->summary()) {
-      out->add("  ");
-      out->add(e->summary()->c_str());
-      out->addc('\n');
-    }
-    if (e->fix_steps()) {
-      int n = 1;
-      for (const auto *s : *e->fix_steps()) out->addf("  %d. %s\n", n++, s->c_str());
-    }
-    if (e->fix_commands())
-      for (const auto *c : *e->fix_commands()) {
-        tmp.clear();
-        fill_placeholders(in, c->run() ? c->run()->c_str() : "", &tmp);
-        out->add("    $ ");
-        out->add(tmp.data() ? tmp.data() : "", tmp.size());
-        out->addc('\n');
-        if (c->explain()) out->addf("      %s%s%s\n", st.on(kDim), c->explain()->c_str(), st.off());
-      }
-    if (e->verify() && e->verify()->size()) {
-      out->addf("\n%sVerify%s\n", st.on(kBold), st.off());
-      for (const auto *v : *e->verify()) {
-        tmp.clear();
-        fill_placeholders(in, v->run() ? v->run()->c_str() : "", &tmp);
-        out->add("    $ ");
-        out->add(tmp.data() ? tmp.data() : "", tmp.size());
-        out->addc('\n');
-        if (v->expect()) out->addf("      expect: %s\n", v->expect()->c_str());
-      }
-    }
-    if (e->references() && e->references()->size()) {
-      const auto *r = e->references()->Get(0);
-      out->addf("\n  More: faultline explain %s  |  %s\n", e->id()->c_str(), r->url() ? r->url()->c_str() : "");
-    }
+  if (e->fix_steps()) {
+    int n = 1;
+    for (const auto *s : *e->fix_steps()) out->addf("  %d. %s\n", n++, s->c_str());
   }
-  if (d.findings.size()) {
-    out->addf("\n%sNotes%s (informational)\n", st.on(kBold), st.off());
-    for (const Finding &f : d.findings) {
-      const fb::Entry *c = in.pack.entry(f.entry);
-      out->addf("  %-34s %llu line%s\n", c->id()->c_str(), static_cast<unsigned long long>(f.count),
-                f.count == 1 ? "" : "s");
-    }
+  command_lines(in, e->fix_commands(), "", st, out);
+  if (e->verify() && e->verify()->size()) {
+    out->addf("\n%sVerify%s\n", st.on(kBold), st.off());
+    command_lines(in, e->verify(), "expect: ", Style{false}, out);
   }
-  if (d.verdict != Verdict::kNoFailure)
-    out->addf("\n%sfingerprint fp1:%016llx%s\n", st.on(kDim), static_cast<unsigned long long>(d.fingerprint), st.off());
+  if (e->references() && e->references()->size()) {
+    const auto *r = e->references()->Get(0);
+    out->addf("\n  More: faultline explain %s  |  %s\n", e->id()->c_str(), r->url() ? r->url()->c_str() : "");
+  }
+}
+
+void notes_section(const ReportInput &in, const Style &st, Text *out) {
+  if (!in.d.findings.size()) return;
+  out->addf("\n%sNotes%s (informational)\n", st.on(kBold), st.off());
+  for (const Finding &f : in.d.findings) {
+    const fb::Entry *c = in.pack.entry(f.entry);
+    out->addf("  %-34s %llu line%s\n", c->id()->c_str(), static_cast<unsigned long long>(f.count),
+              f.count == 1 ? "" : "s");
+  }
+}
+
+void closing_lines(const ReportInput &in, const Style &st, Text *out) {
+  if (in.d.verdict != Verdict::kNoFailure)
+    out->addf("\n%sfingerprint %s%s\n", st.on(kDim), FingerprintText(in.d.fingerprint).text, st.off());
   if (in.incomplete) {
     out->addf("\n%sIncomplete input:%s ", st.on(kYellow), st.off());
     add_safe(out, in.incomplete, std::strlen(in.incomplete));
     out->add("; this diagnosis covers only what was read.\n");
   }
+}
+
+}  // namespace
+
+void render_text(const ReportInput &in, bool color, Text *out) {
+  const Style st{color};
+  root_section(in, st, out);
+  collateral_section(in, st, out);
+  missing_section(in, st, out);
+  fix_section(in, st, out);
+  notes_section(in, st, out);
+  closing_lines(in, st, out);
 }
 
 }  // namespace faultline
