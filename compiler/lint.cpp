@@ -1,7 +1,11 @@
 #include "lint.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
+
+#include "common/limits.h"
+#include "common/vocabulary.h"
 
 #include "literals.h"
 #include "pieces.h"
@@ -13,6 +17,46 @@ namespace faultline {
 // line in 40)
 // makes its lines candidates often enough to show in throughput.
 constexpr double kCommonKeyPer10Mb = 2000;
+
+// A decimal as the diagnosis reads one (an optional '-', at most 18 digits).
+bool is_decimal(const std::string &v) {
+  size_t i = !v.empty() && v[0] == '-' ? 1 : 0;
+  if (v.size() == i || v.size() - i > 18) return false;
+  for (; i < v.size(); i++)
+    if (v[i] < '0' || v[i] > '9') return false;
+  return true;
+}
+
+// Checks against common/vocabulary.h and common/limits.h: what the runtime
+// would silently ignore or cut.
+void lint_vocabulary(const Signature &s, bool generic, const PackView &pack, uint32_t entry,
+                     const std::function<void(SourcePos, const std::string &)> &warn) {
+  bool launcher_block = false;
+  for (const auto &p : s.patterns) {
+    launcher_block = launcher_block || p.name == pattern::kRootCauseHeader;
+    for (const PatternWord &word : kDiagnosisPatterns)
+      if (p.name == word.name && word.where == ReadIn::kGenericEntries && !generic)
+        warn(p.pos, "pattern name '" + p.name + "' means something to the diagnosis only in entries tagged " +
+                        kTagGeneric + ": rename it, or tag the entry");
+  }
+  auto read_here = [&](ReadIn where) {
+    return where == ReadIn::kAnyEntry || (where == ReadIn::kGenericEntries && generic) ||
+           (where == ReadIn::kLauncherBlock && launcher_block);
+  };
+  for (const auto &t : s.must_match) {
+    if (t.line.size() > kDefaultMaxLineBytes)
+      warn(t.pos, "example longer than the " + std::to_string(kDefaultMaxLineBytes) +
+                      " bytes a scanner keeps of a line: the runtime matches only its start");
+    for (const auto &[pattern, fields] : match_line(pack, t.line).patterns) {
+      if (pack.pattern(pattern)->entry() != entry) continue;
+      for (const auto &[name, value] : fields)
+        for (const CaptureWord &word : kDiagnosisCaptures)
+          if (word.number && read_here(word.where) && name == word.name && !is_decimal(value))
+            warn(t.pos, "capture '" + name + "' is read by the diagnosis as a number, but this example captures '" +
+                            value + "': the diagnosis would ignore it");
+    }
+  }
+}
 
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
   std::vector<const regex::Regex *> regexes;
@@ -49,15 +93,10 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
     }
     for (const auto &r : s.references)
       if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);
+    lint_vocabulary(s, entry_is_generic(e), pack, ei, [&](SourcePos p, const std::string &msg) { warn(s, p, msg); });
 
     // Generic entries (tag `generic`: any uncaught exception, NCCL init
     // lines) overlap specific ones by design.
-    auto is_generic = [](const faultline::fb::Entry *x) {
-      if (!x->tags()) return false;
-      for (const auto *t : *x->tags())
-        if (t->str() == "generic") return true;
-      return false;
-    };
     std::set<uint32_t> exercised;
     for (const auto &t : s.must_match) {
       LineMatches m = match_line(pack, t.line);
@@ -66,7 +105,7 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
         uint32_t owner = pack.pattern(p)->entry();
         if (owner == kFramingEntry) continue;
         if (owner == ei) exercised.insert(p);
-        else if (!pack.entry(owner)->deprecated() && !is_generic(pack.entry(owner)))
+        else if (!pack.entry(owner)->deprecated() && !entry_is_generic(pack.entry(owner)))
           others.insert(pack.entry(owner)->id()->str());
       }
       for (const auto &o : others) {

@@ -53,6 +53,19 @@ if "$flc" test "$work/broken2" >"$work/broken2.out" 2>&1; then fail "flc test pa
 grep -q "cuda-out-of-memory.yaml:$line:[0-9]*: error: \[cuda-out-of-memory\] must-not-match line matches" "$work/broken2.out" ||
   fail "matching no_match not reported at line $line: $(cat "$work/broken2.out")"
 
+# Lint checks signatures against the words the diagnosis reads
+# (libcore/common/vocabulary.h): a capture named `culprit_rank` that holds a
+# size, and a generic-only pattern name in a specific entry.
+cp -r "$sigs" "$work/vocab"
+target="$work/vocab/memory/cuda-out-of-memory.yaml"
+sed -i 's/(?<requested>/(?<culprit_rank>/; s/{requested}/{culprit_rank}/g; s/requested:/culprit_rank:/; s/- name: cuda_error_oom/- name: traceback_header/' "$target"
+"$flc" lint "$work/vocab" >"$work/vocab.out" 2>&1 || true
+grep -q "cuda-out-of-memory.yaml:[0-9]*:[0-9]*: warning: \[cuda-out-of-memory\] capture 'culprit_rank' is read by the diagnosis as a number" "$work/vocab.out" ||
+  fail "lint did not flag a non-numeric culprit_rank: $(cat "$work/vocab.out")"
+grep -q "pattern name 'traceback_header' means something to the diagnosis only in entries tagged generic" "$work/vocab.out" ||
+  fail "lint did not flag a generic-only pattern name: $(cat "$work/vocab.out")"
+if "$flc" lint --strict "$work/vocab" >/dev/null 2>&1; then fail "flc lint --strict passed with vocabulary warnings"; fi
+
 # A corrupted pack is refused with a reason and exit status 2.
 cp "$work/a.flpack" "$work/bad.flpack"
 printf 'X' | dd of="$work/bad.flpack" bs=1 seek=1000 conv=notrunc status=none

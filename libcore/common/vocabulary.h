@@ -40,20 +40,36 @@ inline constexpr const char *kException = "exception";       // "Type: message" 
 inline constexpr const char *kMessage = "message";
 }  // namespace capture
 
+// Where the diagnosis reads a name: in any entry's events, only in entries
+// tagged `generic`, or only in the lines of torchrun's root-cause block (after
+// a `root_cause_header` match; flc checks them in entries that define that pattern).
+enum class ReadIn : uint8_t { kAnyEntry, kGenericEntries, kLauncherBlock };
+
 struct CaptureWord {
   const char *name;
   bool number;  // read as a decimal number: any other text is ignored
+  ReadIn where;
 };
 inline constexpr CaptureWord kDiagnosisCaptures[] = {
-    {capture::kRank, true},          {capture::kLocalRank, true},     {capture::kCulpritRank, true},
-    {capture::kWorldSize, true},     {capture::kFailedRank, true},    {capture::kFailedLocalRank, true},
-    {capture::kFailedHost, false},   {capture::kExitcode, true},      {capture::kSignal, true},
-    {capture::kTimeoutSeq, true},    {capture::kLastEnqueued, true},  {capture::kLastCompleted, true},
-    {capture::kCommRank, true},      {capture::kNranks, true},        {capture::kException, false},
-    {capture::kMessage, false},
+    {capture::kRank, true, ReadIn::kAnyEntry},
+    {capture::kLocalRank, true, ReadIn::kAnyEntry},
+    {capture::kCulpritRank, true, ReadIn::kAnyEntry},
+    {capture::kTimeoutSeq, true, ReadIn::kAnyEntry},
+    {capture::kLastEnqueued, true, ReadIn::kAnyEntry},
+    {capture::kLastCompleted, true, ReadIn::kAnyEntry},
+    {capture::kWorldSize, true, ReadIn::kGenericEntries},
+    {capture::kCommRank, true, ReadIn::kGenericEntries},
+    {capture::kNranks, true, ReadIn::kGenericEntries},
+    {capture::kException, false, ReadIn::kGenericEntries},
+    {capture::kMessage, false, ReadIn::kGenericEntries},
+    {capture::kFailedRank, true, ReadIn::kLauncherBlock},
+    {capture::kFailedLocalRank, true, ReadIn::kLauncherBlock},
+    {capture::kFailedHost, false, ReadIn::kLauncherBlock},
+    {capture::kExitcode, true, ReadIn::kLauncherBlock},
+    {capture::kSignal, true, ReadIn::kLauncherBlock},
 };
 
-// --- Pattern names the diagnosis reads, in entries tagged `generic` ----------
+// --- Pattern names the diagnosis reads ---------------------------------------
 
 namespace pattern {
 inline constexpr const char *kRootCauseHeader = "root_cause_header";        // torchrun's "Root Cause" block
@@ -61,8 +77,17 @@ inline constexpr const char *kNcclRankAssignment = "nccl_rank_assignment";  // w
 inline constexpr const char *kTracebackHeader = "traceback_header";         // "Traceback (most recent call last):"
 inline constexpr const char *kExceptionLine = "exception_line";             // the exception ending it
 }  // namespace pattern
-inline constexpr const char *kDiagnosisPatterns[] = {pattern::kRootCauseHeader, pattern::kNcclRankAssignment,
-                                                     pattern::kTracebackHeader, pattern::kExceptionLine};
+
+struct PatternWord {
+  const char *name;
+  ReadIn where;
+};
+inline constexpr PatternWord kDiagnosisPatterns[] = {
+    {pattern::kRootCauseHeader, ReadIn::kAnyEntry},
+    {pattern::kNcclRankAssignment, ReadIn::kGenericEntries},
+    {pattern::kTracebackHeader, ReadIn::kGenericEntries},
+    {pattern::kExceptionLine, ReadIn::kGenericEntries},
+};
 
 // --- Tags and types ----------------------------------------------------------
 

@@ -57,13 +57,6 @@ size_t clip(const char *p, size_t n, size_t max) {
 
 }  // namespace
 
-bool entry_is_generic(const fb::Entry *e) {
-  if (!e->tags()) return false;
-  for (const auto *t : *e->tags())
-    if (std::strcmp(t->c_str(), kTagGeneric) == 0) return true;
-  return false;
-}
-
 Evidence::Evidence(const Allocator &a)
     : sources(a), groups(a), hints(a), progress(a), candidates(a), pid_ranks(a), alloc_(a), pool_(a), table_(a) {
   pool_.addc('\0');  // offset 0 is the empty string

@@ -161,10 +161,6 @@ class Evidence {
   int64_t world_size_ = -1;
 };
 
-// Entries tagged `generic` (e.g. uncaught Python exceptions) feed the
-// unknown-failure path instead of naming a failure themselves.
-bool entry_is_generic(const fb::Entry *e);
-
 // Rank and host of an event: the line's frame, else the source's hints.
 int64_t event_rank(const SourceRec &src, const fl_event *ev);
 

@@ -1,7 +1,10 @@
 #include "match/pack_reader.h"
 
+#include <cstring>
+
 #include "common/hash.h"
 #include "common/limits.h"
+#include "common/vocabulary.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -342,6 +345,13 @@ ProgramView PackView::program(uint32_t pattern_index) const {
   v.class_count = p->classes() ? p->classes()->size() / 32 : 0;
   v.slot_count = p->slot_count();
   return v;
+}
+
+bool entry_is_generic(const fb::Entry *e) {
+  if (!e->tags()) return false;
+  for (const auto *t : *e->tags())
+    if (std::strcmp(t->c_str(), kTagGeneric) == 0) return true;
+  return false;
 }
 
 }  // namespace faultline

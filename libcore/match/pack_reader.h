@@ -39,4 +39,9 @@ Status read_header(const uint8_t *bytes, size_t size, PackHeader *out, ErrorText
 // then every index the verifier cannot see. `bytes` must be 8-byte aligned.
 Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorText *err);
 
+// Entries tagged `generic` (an uncaught Python exception, NCCL init lines)
+// feed rank attribution and the unknown-failure path instead of naming a
+// failure themselves.
+bool entry_is_generic(const fb::Entry *e);
+
 }  // namespace faultline
