@@ -10,9 +10,6 @@
 
 using namespace faultline;
 
-static_assert(FL_PACK_FORMAT_MAJOR == kPackFormatMajor && FL_PACK_FORMAT_MINOR == kPackFormatMinor,
-              "faultline.h and pack_header.h must agree on the pack format");
-
 // The default pack, embedded by default_pack.S at build time.
 extern "C" const uint8_t fl__default_pack_start[];
 extern "C" const uint8_t fl__default_pack_end[];

@@ -7,11 +7,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "faultline.h"
+
 namespace faultline {
 
 inline constexpr char kPackMagic[4] = {'F', 'L', 'P', 'K'};
-inline constexpr uint16_t kPackFormatMajor = 1;  // bumped when old runtimes cannot read new packs
-inline constexpr uint16_t kPackFormatMinor = 1;  // bumped when fields are appended
+// Stated in include/faultline.h: bumped when old runtimes cannot read new
+// packs (major), when fields are appended (minor).
+inline constexpr uint16_t kPackFormatMajor = FL_PACK_FORMAT_MAJOR;
+inline constexpr uint16_t kPackFormatMinor = FL_PACK_FORMAT_MINOR;
 inline constexpr uint32_t kPackHeaderBytes = 64;
 inline constexpr uint32_t kFramingEntry = 0xffffffffu;  // Pattern.entry of framing patterns
 
