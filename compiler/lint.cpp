@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "common/decimal.h"
 #include "common/limits.h"
 #include "common/vocabulary.h"
 
@@ -18,13 +19,9 @@ namespace faultline {
 // makes its lines candidates often enough to show in throughput.
 constexpr double kCommonKeyPer10Mb = 2000;
 
-// A decimal as the diagnosis reads one (an optional '-', at most 18 digits).
 bool is_decimal(const std::string &v) {
-  size_t i = !v.empty() && v[0] == '-' ? 1 : 0;
-  if (v.size() == i || v.size() - i > 18) return false;
-  for (; i < v.size(); i++)
-    if (v[i] < '0' || v[i] > '9') return false;
-  return true;
+  int64_t n;
+  return parse_decimal(v.data(), v.size(), &n);
 }
 
 // Checks against common/vocabulary.h and common/limits.h: what the runtime

@@ -1,5 +1,6 @@
 #include "diagnose/evidence.h"
 
+#include "common/decimal.h"
 #include "common/vocabulary.h"
 
 #include <algorithm>
@@ -13,24 +14,10 @@ bool name_is(const flatbuffers::String *s, const char *lit) {
   return s && std::strcmp(s->c_str(), lit) == 0;
 }
 
-// Signed decimal of at most 18 digits; false when it is not one.
-bool parse_i64(const char *p, size_t n, int64_t *out) {
-  bool neg = n > 0 && p[0] == '-';
-  size_t i = neg ? 1 : 0;
-  if (n == i || n - i > 18) return false;
-  int64_t v = 0;
-  for (; i < n; i++) {
-    if (p[i] < '0' || p[i] > '9') return false;
-    v = v * 10 + (p[i] - '0');
-  }
-  *out = neg ? -v : v;
-  return true;
-}
-
 bool captured_number(const fl_event *ev, const char *name, int64_t *out) {
   for (uint32_t i = 0; i < ev->capture_count; i++)
     if (std::strcmp(ev->captures[i].name, name) == 0)
-      return parse_i64(ev->captures[i].value, ev->captures[i].value_len, out);
+      return parse_decimal(ev->captures[i].value, ev->captures[i].value_len, out);
   return false;
 }
 

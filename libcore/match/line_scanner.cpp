@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/decimal.h"
 #include "common/limits.h"
 #include "match/line_breaks.h"
 #include "match/line_text.h"
@@ -11,15 +12,10 @@ namespace faultline {
 
 namespace {
 
-// Non-negative decimal of at most 18 digits, or -1.
+// A frame's numbers are never negative: anything else leaves the field unset (-1).
 int64_t parse_number(const char *p, size_t n) {
-  if (n == 0 || n > 18) return -1;
-  int64_t v = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] < '0' || p[i] > '9') return -1;
-    v = v * 10 + (p[i] - '0');
-  }
-  return v;
+  int64_t v = -1;
+  return n > 0 && p[0] != '-' && parse_decimal(p, n, &v) ? v : -1;
 }
 
 // Finds line breaks in one chunk with memchr (vectorized in libc), each
