@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "literals.h"
+#include "literal_filter_build.h"
 #include "pieces.h"
 #include "signature_tests.h"
 

@@ -14,7 +14,7 @@
 #include "match/literal_filter.h"
 #include "match/pack_header.h"
 #include "pack_generated.h"
-#include "literals.h"
+#include "literal_filter_build.h"
 #include "taxonomy.h"
 #include "version.h"
 
