@@ -134,7 +134,8 @@ std::vector<std::vector<DfaPiece>> bins_by_key(const std::vector<DfaPiece> &piec
 
 // A key runs the DFAs that hold a piece of one of its patterns; framing
 // DFAs run once any entry pattern is a candidate.
-void route_keys(const std::vector<uint32_t> &piece_pattern, uint32_t entry_patterns, const LiteralPlan &plan, DfaPartition *part) {
+void route_keys(const std::vector<uint32_t> &piece_pattern, uint32_t entry_patterns, const LiteralPlan &plan,
+                DfaPartition *part) {
   std::vector<std::vector<uint32_t>> pattern_dfas(entry_patterns);
   for (uint32_t d = 0; d < part->dfas.size(); d++)
     for (const auto &piece : part->dfas[d].pieces) {
@@ -144,9 +145,11 @@ void route_keys(const std::vector<uint32_t> &piece_pattern, uint32_t entry_patte
     }
   part->key_dfas.assign(plan.keys.size(), {});
   for (uint32_t p = 0; p < entry_patterns; p++)
-    for (uint32_t k : plan.pattern_keys[p])
+    for (uint32_t k : plan.pattern_keys[p]) {
+      auto &v = part->key_dfas[k];
       for (uint32_t d : pattern_dfas[p])
-        if (std::find(part->key_dfas[k].begin(), part->key_dfas[k].end(), d) == part->key_dfas[k].end()) part->key_dfas[k].push_back(d);
+        if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
+    }
   for (auto &v : part->key_dfas) std::sort(v.begin(), v.end());
 }
 

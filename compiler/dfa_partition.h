@@ -14,11 +14,11 @@
 namespace faultline {
 
 struct DfaPartitionOptions {
-  std::string ragel = "ragel";     // executable
-  uint32_t state_budget = 20000;   // a DFA with more states is split in two
-  unsigned jobs = 2;               // Ragel runs in parallel
-  RagelLimits ragel_limits;        // a run beyond them counts as over budget
-  std::string emit_ragel_dir;      // when set, each DFA's .rl is written there
+  std::string ragel = "ragel";    // executable
+  uint32_t state_budget = 20000;  // a DFA with more states is split in two
+  unsigned jobs = 2;              // Ragel runs in parallel
+  RagelLimits ragel_limits;       // a run beyond them counts as over budget
+  std::string emit_ragel_dir;     // when set, each DFA's .rl is written there
 };
 
 struct DfaStats {

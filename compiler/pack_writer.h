@@ -19,7 +19,7 @@ namespace faultline {
 // what the rest of the build reads.
 struct BuildOptions : DfaPartitionOptions {
   std::string pack_version = "0.1.0";
-  uint32_t literal_stride = 0;     // literal filter stride; 0: flc's cost model picks it
+  uint32_t literal_stride = 0;  // literal filter stride; 0: flc's cost model picks it
 };
 
 struct BuildResult {
@@ -31,7 +31,6 @@ struct BuildResult {
 
 // Throws RagelError (or std::runtime_error) when a DFA cannot be built.
 BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt, const std::vector<Framing> &framings = {});
-
 
 // A whole pack: the fixed header (counts, XXH64 of the content) followed by
 // the finished FlatBuffers content.
