@@ -11,7 +11,7 @@
 #include "match/pack_reader.h"
 #include "coverage.h"
 #include "lint.h"
-#include "literals.h"
+#include "literal_filter_build.h"
 #include "pack_dump.h"
 #include "regex_export.h"
 #include "pack_writer.h"

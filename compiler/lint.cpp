@@ -7,8 +7,7 @@
 #include "common/decimal.h"
 #include "common/limits.h"
 #include "common/vocabulary.h"
-
-#include "literals.h"
+#include "literal_filter_build.h"
 #include "pieces.h"
 #include "signature_tests.h"
 

@@ -1,6 +1,7 @@
-// Building a pack from compiled signatures: partition the pieces into DFAs
-// within a state budget, run Ragel for each, and serialize everything as the
-// FlatBuffers content behind the fixed header. Pairs with
+// Building a pack from compiled signatures: number entries, patterns and
+// pieces, plan the literal filter, partition the pieces into DFAs
+// (dfa_partition.h), and serialize everything as the FlatBuffers content
+// behind the fixed header. Pairs with
 // libcore/match/pack_reader.cpp (reads it) and compiler/pack_dump.cpp (prints it).
 #pragma once
 
@@ -8,25 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "dfa_partition.h"
 #include "match/pack_header.h"
-#include "ragel_dfa.h"
 #include "signature.h"
 
 namespace faultline {
 
-struct BuildOptions {
-  std::string ragel = "ragel";     // executable
-  uint32_t state_budget = 20000;   // a DFA with more states is split in two
-  unsigned jobs = 2;               // Ragel runs in parallel
-  RagelLimits ragel_limits;        // a run beyond them counts as over budget
+// What partitioning the pieces into DFAs reads (DfaPartitionOptions), and
+// what the rest of the build reads.
+struct BuildOptions : DfaPartitionOptions {
   std::string pack_version = "0.1.0";
-  std::string emit_ragel_dir;      // when set, each DFA's .rl is written there
-  uint32_t literal_stride = 0;     // literal filter stride; 0: flc's cost model picks it
-};
-
-struct DfaStats {
-  uint32_t pieces = 0, states = 0, classes = 0, table_bytes = 0;
-  double seconds = 0;
+  uint32_t literal_stride = 0;  // literal filter stride; 0: flc's cost model picks it
 };
 
 struct BuildResult {
@@ -38,7 +31,6 @@ struct BuildResult {
 
 // Throws RagelError (or std::runtime_error) when a DFA cannot be built.
 BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &opt, const std::vector<Framing> &framings = {});
-
 
 // A whole pack: the fixed header (counts, XXH64 of the content) followed by
 // the finished FlatBuffers content.

@@ -10,7 +10,7 @@
 
 #include "fixtures.h"
 #include "match/literal_filter.h"
-#include "literals.h"
+#include "literal_filter_build.h"
 
 using namespace faultline;
 

@@ -1,4 +1,4 @@
-#include "literals.h"
+#include "literal_filter_build.h"
 
 #include <algorithm>
 #include <map>

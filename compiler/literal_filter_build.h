@@ -1,4 +1,5 @@
-// Required literals and the key plan of the literal filter.
+// Planning the literal filter, flc's side of libcore/match/literal_filter.{h,cpp}:
+// required literals and the key plan.
 //
 // For each entry pattern flc finds a set of literals such that every line the
 // pattern matches contains one of them (`(Error|Exception): ` gives two). The
