@@ -14,42 +14,22 @@
 //   other stream and the diagnosis go on.
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <poll.h>
 #include <string>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_process.h"
 #include "commands.h"
 #include "faultline.h"
 
 namespace cli {
 
 namespace {
-
-volatile sig_atomic_t g_child = 0;
-volatile sig_atomic_t g_wake_fd = -1;  // write end of the self-pipe that turns SIGCHLD into a poll event
-
-// A signal the terminal sent (Ctrl-C, Ctrl-Backslash, hangup: si_code SI_KERNEL) went
-// to the whole foreground process group, the command included: sending it
-// again would make a second Ctrl-C of it (torchrun and Python take that as
-// "stop now"). Signals sent to us alone (kill, a scheduler) are forwarded.
-void forward(int sig, siginfo_t *info, void *) {
-  if (info && info->si_code == SI_KERNEL) return;
-  if (g_child > 0) kill(g_child, sig);
-}
-
-void on_sigchld(int) {
-  int saved = errno;
-  if (g_wake_fd >= 0) (void)!::write(g_wake_fd, "c", 1);  // non-blocking: a full pipe already wakes poll
-  errno = saved;
-}
 
 // 0 or the errno of the failed write.
 int write_all(int fd, const char *p, size_t n) {
@@ -132,65 +112,14 @@ int cmd_run(int argc, char **argv) {
   fl_diagnoser_begin_source(out_d, "stdout");
   fl_diagnoser_begin_source(err_d, "stderr");
 
-  // CLOEXEC: the command must inherit only the write ends it gets as fd 1 and
-  // 2 (a stray copy would keep a pipe open after the command closed it).
-  int po[2], pe[2], wake[2];
-  if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0 || pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    std::perror("faultline run: pipe");
-    return kExitError;
-  }
-  // Handlers go in before fork with the signals blocked until the child's pid
-  // is known: a SIGTERM in between is then forwarded, not fatal to us alone,
-  // and an exit right after exec still wakes poll.
-  const int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
-  struct sigaction saved[5];
-  sigset_t block, saved_mask;
-  sigemptyset(&block);
-  for (int sig : kSignals) sigaddset(&block, sig);
-  sigprocmask(SIG_BLOCK, &block, &saved_mask);
-  g_wake_fd = wake[1];
-  for (int k = 0; k < 5; k++) {
-    struct sigaction sa {};
-    if (kSignals[k] == SIGCHLD) sa.sa_handler = on_sigchld;
-    else sa.sa_sigaction = forward;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | (kSignals[k] == SIGCHLD ? SA_NOCLDSTOP : SA_SIGINFO);
-    sigaction(kSignals[k], &sa, &saved[k]);
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::perror("faultline run: fork");
-    return kExitError;
-  }
-  if (pid == 0) {
-    // The command starts with the dispositions and mask we were started with
-    // (SIGINT stays ignored under `nohup` or `&` in a script).
-    for (int k = 0; k < 5; k++) sigaction(kSignals[k], &saved[k], nullptr);
-    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
-    dup2(po[1], 1);
-    dup2(pe[1], 2);
-    execvp(argv[i], argv + i);
-    std::fprintf(stderr, "faultline run: cannot run %s: %s\n", argv[i], std::strerror(errno));
-    _exit(127);
-  }
-  g_child = pid;
-  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
-  // A closed stdout/stderr of ours is handled per stream below (EPIPE), not
-  // by dying: the command would be left running with nobody reading its pipes.
-  // Set after fork: the command inherits the disposition we were started with.
-  signal(SIGPIPE, SIG_IGN);
-  close(po[1]), close(pe[1]);
-  // 1 MiB pipes (best effort, the default pipe-max-size): a burst then costs
-  // a sixteenth of the reads and wakeups of the 64 KiB default.
-  for (int fd : {po[0], pe[0]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  Child child;
+  if (!start_child(argv + i, &child)) return kExitError;
 
-  struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {wake[0], POLLIN, 0}};
+  struct pollfd fds[3] = {{child.stdout_pipe, POLLIN, 0}, {child.stderr_pipe, POLLIN, 0}, {child.exit_event, POLLIN, 0}};
   fl_diagnoser *ds[2] = {out_d, err_d};
   bool forwarding[2] = {true, true};
   static char buf[1 << 20];  // static: one run per process, and too big for the stack
   int open_fds = 2;
-  int wstatus = 0;
-  bool exited = false;
   double deadline = 0;
   // Passes n bytes of stream k through and into its diagnoser.
   auto pass = [&](int k, size_t n) {
@@ -208,7 +137,7 @@ int cmd_run(int argc, char **argv) {
   };
   while (open_fds) {
     int timeout = -1;
-    if (exited) {
+    if (child.exited) {
       double left = deadline - now_seconds();
       if (left <= 0) break;
       timeout = static_cast<int>(left * 1000) + 1;
@@ -216,16 +145,9 @@ int cmd_run(int argc, char **argv) {
     int n = poll(fds, 3, timeout);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
-    if (fds[2].revents & POLLIN) {
-      char c[64];
-      while (::read(wake[0], c, sizeof c) > 0) {
-      }
-      if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) {
-        exited = true;
-        g_child = 0;  // reaped: its pid may be reused, forward() must not kill it any more
-        deadline = now_seconds() + grace;
-        fds[2].fd = -1;
-      }
+    if ((fds[2].revents & POLLIN) && reap_if_exited(child)) {
+      deadline = now_seconds() + grace;
+      fds[2].fd = -1;
     }
     for (int k = 0; k < 2; k++) {
       if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -260,10 +182,8 @@ int cmd_run(int argc, char **argv) {
                    "stopped reading after %g s (--grace)\n",
                    grace);
   }
-  while (!exited && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  g_child = 0;
-  int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 1;
+  wait_for_exit(child);
+  int status = exit_status(child);
 
   const void *part = nullptr;
   size_t part_len = 0;
