@@ -12,48 +12,20 @@
 //   stream stops being forwarded and its pipe is closed, so the command gets
 //   EPIPE/SIGPIPE on its next write as it would without the wrapper; the
 //   other stream and the diagnosis go on.
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <poll.h>
 #include <string>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "child_process.h"
 #include "commands.h"
 #include "faultline.h"
+#include "output_relay.h"
 
 namespace cli {
 
 namespace {
-
-// 0 or the errno of the failed write.
-int write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && errno == EAGAIN) {  // our stdout may be a non-blocking file description shared with others
-      struct pollfd pf = {fd, POLLOUT, 0};
-      poll(&pf, 1, -1);
-      continue;
-    }
-    if (w < 0) return errno;
-    if (w == 0) return EIO;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return 0;
-}
-
-double now_seconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 int usage(int status) {
   std::fprintf(status ? stderr : stdout,
@@ -115,73 +87,11 @@ int cmd_run(int argc, char **argv) {
   Child child;
   if (!start_child(argv + i, &child)) return kExitError;
 
-  struct pollfd fds[3] = {{child.stdout_pipe, POLLIN, 0}, {child.stderr_pipe, POLLIN, 0}, {child.exit_event, POLLIN, 0}};
-  fl_diagnoser *ds[2] = {out_d, err_d};
-  bool forwarding[2] = {true, true};
-  static char buf[1 << 20];  // static: one run per process, and too big for the stack
-  int open_fds = 2;
-  double deadline = 0;
-  // Passes n bytes of stream k through and into its diagnoser.
-  auto pass = [&](int k, size_t n) {
-    int e = forwarding[k] ? write_all(k + 1, buf, n) : 0;
-    fl_diagnoser_feed(ds[k], buf, n);
-    if (e == EPIPE) {
-      // Nobody reads our stream k any more: close the pipe so that the
-      // command's next write fails with EPIPE/SIGPIPE, as if it wrote there.
-      close(fds[k].fd);
-      fds[k].fd = -1;
-      open_fds--;
-    } else if (e) {
-      forwarding[k] = false;  // e.g. ENOSPC: keep the command running and diagnosed, drop the copy
-    }
-  };
-  while (open_fds) {
-    int timeout = -1;
-    if (child.exited) {
-      double left = deadline - now_seconds();
-      if (left <= 0) break;
-      timeout = static_cast<int>(left * 1000) + 1;
-    }
-    int n = poll(fds, 3, timeout);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    if ((fds[2].revents & POLLIN) && reap_if_exited(child)) {
-      deadline = now_seconds() + grace;
-      fds[2].fd = -1;
-    }
-    for (int k = 0; k < 2; k++) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t r = ::read(fds[k].fd, buf, sizeof buf);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        close(fds[k].fd);
-        fds[k].fd = -1;
-        open_fds--;
-        continue;
-      }
-      pass(k, static_cast<size_t>(r));  // pass through first: live output
-    }
-  }
-  if (open_fds) {
-    // The grace time is over and someone still holds a pipe: take what the
-    // pipe already holds (bounded, whatever keeps writing) and stop there.
-    for (int k = 0; k < 2; k++) {
-      int avail = 0;
-      if (fds[k].fd < 0 || ioctl(fds[k].fd, FIONREAD, &avail) != 0) continue;
-      while (avail > 0 && fds[k].fd >= 0) {
-        ssize_t r = ::read(fds[k].fd, buf, std::min(sizeof buf, static_cast<size_t>(avail)));
-        if (r <= 0) break;
-        avail -= static_cast<int>(r);
-        pass(k, static_cast<size_t>(r));
-      }
-      if (fds[k].fd >= 0) close(fds[k].fd);
-    }
-    if (!quiet)
-      std::fprintf(stderr,
-                   "faultline run: the command exited but another process still holds its output; "
-                   "stopped reading after %g s (--grace)\n",
-                   grace);
-  }
+  if (relay_output(child, out_d, err_d, grace) && !quiet)
+    std::fprintf(stderr,
+                 "faultline run: the command exited but another process still holds its output; "
+                 "stopped reading after %g s (--grace)\n",
+                 grace);
   wait_for_exit(child);
   int status = exit_status(child);
 
