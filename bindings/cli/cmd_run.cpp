@@ -12,6 +12,8 @@
 //   stream stops being forwarded and its pipe is closed, so the command gets
 //   EPIPE/SIGPIPE on its next write as it would without the wrapper; the
 //   other stream and the diagnosis go on.
+// The command's process is child_process.cpp's job, its output's way through
+// output_relay.cpp's; this file holds the steps around them.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +28,13 @@
 namespace cli {
 
 namespace {
+
+struct RunOptions {
+  std::string report_path;   // --report: where the JSON report goes; empty: nowhere
+  bool quiet = false;        // --quiet: no diagnosis and no warning on stderr
+  double grace = 5.0;        // --grace: seconds of reading after the command exited
+  char **command = nullptr;  // the rest of our argv, NULL-terminated
+};
 
 int usage(int status) {
   std::fprintf(status ? stderr : stdout,
@@ -44,83 +53,110 @@ int usage(int status) {
   return status;
 }
 
-}  // namespace
-
-int cmd_run(int argc, char **argv) {
-  std::string report_path;
-  bool quiet = false;
-  double grace = 5.0;
+// False when there is nothing to run (help, usage error): `*status` is then
+// faultline's exit status.
+bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
   int i = 1;
   for (; i < argc; i++) {
     if (!std::strcmp(argv[i], "--")) {
       i++;
       break;
     }
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return usage(0);
-    if (!std::strcmp(argv[i], "--report") && i + 1 < argc) report_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return *status = usage(0), false;
+    if (!std::strcmp(argv[i], "--report") && i + 1 < argc) o->report_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--quiet")) o->quiet = true;
     else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {
       char *end = nullptr;
-      grace = std::strtod(argv[++i], &end);
-      if (end == argv[i] || *end || !(grace >= 0 && grace <= 86400)) return usage(kExitError);
-    } else if (argv[i][0] == '-') return usage(kExitError);
+      o->grace = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(o->grace >= 0 && o->grace <= 86400)) return *status = usage(kExitError), false;
+    } else if (argv[i][0] == '-') return *status = usage(kExitError), false;
     else break;
   }
-  if (i >= argc) return usage(kExitError);
+  if (i >= argc) return *status = usage(kExitError), false;
+  o->command = argv + i;
+  return true;
+}
 
+// One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
+// each stream's lines must stay whole. They are merged at the end.
+struct StreamDiagnosers {
   fl_pack *pack = nullptr;
+  fl_diagnoser *out = nullptr;  // the command's stdout; stderr's evidence is merged into it
+  fl_diagnoser *err = nullptr;  // the command's stderr
+};
+
+bool open_stream_diagnosers(StreamDiagnosers *d) {
   char err[256];
-  if (fl_pack_open_default(nullptr, &pack, err, sizeof err) != FL_OK) {
+  if (fl_pack_open_default(nullptr, &d->pack, err, sizeof err) != FL_OK) {
     std::fprintf(stderr, "faultline run: %s\n", err);
-    return kExitError;
+    return false;
   }
-  // One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
-  // each stream's lines must stay whole. They are merged at the end.
-  fl_diagnoser *out_d = nullptr, *err_d = nullptr;
-  if (fl_diagnoser_create(pack, nullptr, &out_d) != FL_OK || fl_diagnoser_create(pack, nullptr, &err_d) != FL_OK) {
+  if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
     std::fprintf(stderr, "faultline run: out of memory\n");
-    return kExitError;
+    return false;
   }
-  fl_diagnoser_begin_source(out_d, "stdout");
-  fl_diagnoser_begin_source(err_d, "stderr");
+  fl_diagnoser_begin_source(d->out, "stdout");
+  fl_diagnoser_begin_source(d->err, "stderr");
+  return true;
+}
 
-  Child child;
-  if (!start_child(argv + i, &child)) return kExitError;
+void free_stream_diagnosers(StreamDiagnosers &d) {
+  fl_diagnoser_free(d.out);
+  fl_diagnoser_free(d.err);
+  fl_pack_free(d.pack);
+}
 
-  if (relay_output(child, out_d, err_d, grace) && !quiet)
-    std::fprintf(stderr,
-                 "faultline run: the command exited but another process still holds its output; "
-                 "stopped reading after %g s (--grace)\n",
-                 grace);
-  wait_for_exit(child);
-  int status = exit_status(child);
-
+void merge_stderr_into_stdout(StreamDiagnosers &d) {
   const void *part = nullptr;
   size_t part_len = 0;
-  if (fl_diagnoser_partial(err_d, &part, &part_len) == FL_OK) fl_diagnoser_merge_partial(out_d, part, part_len);
-  if (status != 0 && !quiet) {
-    const char *text = nullptr;
-    if (fl_diagnoser_report(out_d, isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT, &text,
-                            nullptr) == FL_OK) {
-      std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
-    }
+  if (fl_diagnoser_partial(d.err, &part, &part_len) == FL_OK) fl_diagnoser_merge_partial(d.out, part, part_len);
+}
+
+void warn_output_still_held(double grace) {
+  std::fprintf(stderr,
+               "faultline run: the command exited but another process still holds its output; "
+               "stopped reading after %g s (--grace)\n",
+               grace);
+}
+
+// On stderr, after everything the command wrote there.
+void print_diagnosis(fl_diagnoser *d, int status) {
+  const char *text = nullptr;
+  const int format = isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
+  if (fl_diagnoser_report(d, format, &text, nullptr) == FL_OK)
+    std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
+}
+
+void write_report(fl_diagnoser *d, const std::string &path) {
+  const char *json = nullptr;
+  size_t len = 0;
+  FILE *f = nullptr;
+  bool ok = fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(path.c_str(), "w"));
+  if (f) {
+    ok = std::fwrite(json, 1, len, f) == len;
+    ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
   }
-  if (!report_path.empty()) {
-    const char *json = nullptr;
-    size_t len = 0;
-    FILE *f = nullptr;
-    bool ok = fl_diagnoser_report(out_d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(report_path.c_str(), "w"));
-    if (f) {
-      ok = std::fwrite(json, 1, len, f) == len;
-      ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
-    }
-    if (!ok) {
-      std::fprintf(stderr, "faultline run: cannot write %s\n", report_path.c_str());
-    }
-  }
-  fl_diagnoser_free(out_d);
-  fl_diagnoser_free(err_d);
-  fl_pack_free(pack);
+  if (!ok) std::fprintf(stderr, "faultline run: cannot write %s\n", path.c_str());
+}
+
+}  // namespace
+
+int cmd_run(int argc, char **argv) {
+  RunOptions o;
+  int status = kExitError;
+  if (!parse_run_options(argc, argv, &o, &status)) return status;
+  StreamDiagnosers d;
+  if (!open_stream_diagnosers(&d)) return kExitError;
+  Child child;
+  if (!start_child(o.command, &child)) return kExitError;
+  const bool output_still_held = relay_output(child, d.out, d.err, o.grace);
+  if (output_still_held && !o.quiet) warn_output_still_held(o.grace);
+  wait_for_exit(child);
+  status = exit_status(child);
+  merge_stderr_into_stdout(d);
+  if (status != 0 && !o.quiet) print_diagnosis(d.out, status);
+  if (!o.report_path.empty()) write_report(d.out, o.report_path);
+  free_stream_diagnosers(d);
   return status;
 }
 
