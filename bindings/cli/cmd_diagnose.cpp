@@ -159,6 +159,22 @@ bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, Budget &bud
   return ok;
 }
 
+// Adds a worker's evidence to `d`. Two diagnosers, two calls: the message is
+// that of the one whose call failed.
+bool merge_worker_evidence(fl_diagnoser *d, fl_diagnoser *worker, std::string *err) {
+  const void *bytes = nullptr;
+  size_t len = 0;
+  if (fl_diagnoser_partial(worker, &bytes, &len) != FL_OK) {
+    *err = fl_diagnoser_errmsg(worker);
+    return false;
+  }
+  if (fl_diagnoser_merge_partial(d, bytes, len) != FL_OK) {
+    *err = fl_diagnoser_errmsg(d);
+    return false;
+  }
+  return true;
+}
+
 // Several files: worker threads take files in turn, each with its own
 // diagnoser (packs are shared read-only), and their partial reports are
 // merged into `d`. Merging is order-independent, so the report is the one a
@@ -186,13 +202,8 @@ bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::
         break;
       }
     }
-    const void *bytes = nullptr;
-    size_t len = 0;
     std::lock_guard<std::mutex> g(lock);
-    if (!failed && (fl_diagnoser_partial(mine, &bytes, &len) != FL_OK || fl_diagnoser_merge_partial(d, bytes, len) != FL_OK)) {
-      failed = true;
-      *err = fl_diagnoser_errmsg(d);
-    }
+    if (!failed && !merge_worker_evidence(d, mine, err)) failed = true;
     fl_diagnoser_free(mine);
   };
   std::vector<std::thread> threads;

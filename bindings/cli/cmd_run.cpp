@@ -12,68 +12,29 @@
 //   stream stops being forwarded and its pipe is closed, so the command gets
 //   EPIPE/SIGPIPE on its next write as it would without the wrapper; the
 //   other stream and the diagnosis go on.
-#include <algorithm>
-#include <cerrno>
-#include <csignal>
+// The command's process is child_process.cpp's job, its output's way through
+// output_relay.cpp's; this file holds the steps around them.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <fcntl.h>
-#include <poll.h>
 #include <string>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_process.h"
 #include "commands.h"
 #include "faultline.h"
+#include "output_relay.h"
 
 namespace cli {
 
 namespace {
 
-volatile sig_atomic_t g_child = 0;
-volatile sig_atomic_t g_wake_fd = -1;  // write end of the self-pipe that turns SIGCHLD into a poll event
-
-// A signal the terminal sent (Ctrl-C, Ctrl-Backslash, hangup: si_code SI_KERNEL) went
-// to the whole foreground process group, the command included: sending it
-// again would make a second Ctrl-C of it (torchrun and Python take that as
-// "stop now"). Signals sent to us alone (kill, a scheduler) are forwarded.
-void forward(int sig, siginfo_t *info, void *) {
-  if (info && info->si_code == SI_KERNEL) return;
-  if (g_child > 0) kill(g_child, sig);
-}
-
-void on_sigchld(int) {
-  int saved = errno;
-  if (g_wake_fd >= 0) (void)!::write(g_wake_fd, "c", 1);  // non-blocking: a full pipe already wakes poll
-  errno = saved;
-}
-
-// 0 or the errno of the failed write.
-int write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && errno == EAGAIN) {  // our stdout may be a non-blocking file description shared with others
-      struct pollfd pf = {fd, POLLOUT, 0};
-      poll(&pf, 1, -1);
-      continue;
-    }
-    if (w < 0) return errno;
-    if (w == 0) return EIO;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return 0;
-}
-
-double now_seconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+struct RunOptions {
+  std::string report_path;   // --report: where the JSON report goes; empty: nowhere
+  bool quiet = false;        // --quiet: no diagnosis and no warning on stderr
+  double grace = 5.0;        // --grace: seconds of reading after the command exited
+  char **command = nullptr;  // the rest of our argv, NULL-terminated
+};
 
 int usage(int status) {
   std::fprintf(status ? stderr : stdout,
@@ -92,205 +53,110 @@ int usage(int status) {
   return status;
 }
 
-}  // namespace
-
-int cmd_run(int argc, char **argv) {
-  std::string report_path;
-  bool quiet = false;
-  double grace = 5.0;
+// False when there is nothing to run (help, usage error): `*status` is then
+// faultline's exit status.
+bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
   int i = 1;
   for (; i < argc; i++) {
     if (!std::strcmp(argv[i], "--")) {
       i++;
       break;
     }
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return usage(0);
-    if (!std::strcmp(argv[i], "--report") && i + 1 < argc) report_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return *status = usage(0), false;
+    if (!std::strcmp(argv[i], "--report") && i + 1 < argc) o->report_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--quiet")) o->quiet = true;
     else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {
       char *end = nullptr;
-      grace = std::strtod(argv[++i], &end);
-      if (end == argv[i] || *end || !(grace >= 0 && grace <= 86400)) return usage(kExitError);
-    } else if (argv[i][0] == '-') return usage(kExitError);
+      o->grace = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(o->grace >= 0 && o->grace <= 86400)) return *status = usage(kExitError), false;
+    } else if (argv[i][0] == '-') return *status = usage(kExitError), false;
     else break;
   }
-  if (i >= argc) return usage(kExitError);
+  if (i >= argc) return *status = usage(kExitError), false;
+  o->command = argv + i;
+  return true;
+}
 
+// One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
+// each stream's lines must stay whole. They are merged at the end.
+struct StreamDiagnosers {
   fl_pack *pack = nullptr;
+  fl_diagnoser *out = nullptr;  // the command's stdout; stderr's evidence is merged into it
+  fl_diagnoser *err = nullptr;  // the command's stderr
+};
+
+bool open_stream_diagnosers(StreamDiagnosers *d) {
   char err[256];
-  if (fl_pack_open_default(nullptr, &pack, err, sizeof err) != FL_OK) {
+  if (fl_pack_open_default(nullptr, &d->pack, err, sizeof err) != FL_OK) {
     std::fprintf(stderr, "faultline run: %s\n", err);
-    return kExitError;
+    return false;
   }
-  // One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
-  // each stream's lines must stay whole. They are merged at the end.
-  fl_diagnoser *out_d = nullptr, *err_d = nullptr;
-  if (fl_diagnoser_create(pack, nullptr, &out_d) != FL_OK || fl_diagnoser_create(pack, nullptr, &err_d) != FL_OK) {
+  if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
     std::fprintf(stderr, "faultline run: out of memory\n");
-    return kExitError;
+    return false;
   }
-  fl_diagnoser_begin_source(out_d, "stdout");
-  fl_diagnoser_begin_source(err_d, "stderr");
+  fl_diagnoser_begin_source(d->out, "stdout");
+  fl_diagnoser_begin_source(d->err, "stderr");
+  return true;
+}
 
-  // CLOEXEC: the command must inherit only the write ends it gets as fd 1 and
-  // 2 (a stray copy would keep a pipe open after the command closed it).
-  int po[2], pe[2], wake[2];
-  if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0 || pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    std::perror("faultline run: pipe");
-    return kExitError;
-  }
-  // Handlers go in before fork with the signals blocked until the child's pid
-  // is known: a SIGTERM in between is then forwarded, not fatal to us alone,
-  // and an exit right after exec still wakes poll.
-  const int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
-  struct sigaction saved[5];
-  sigset_t block, saved_mask;
-  sigemptyset(&block);
-  for (int sig : kSignals) sigaddset(&block, sig);
-  sigprocmask(SIG_BLOCK, &block, &saved_mask);
-  g_wake_fd = wake[1];
-  for (int k = 0; k < 5; k++) {
-    struct sigaction sa {};
-    if (kSignals[k] == SIGCHLD) sa.sa_handler = on_sigchld;
-    else sa.sa_sigaction = forward;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | (kSignals[k] == SIGCHLD ? SA_NOCLDSTOP : SA_SIGINFO);
-    sigaction(kSignals[k], &sa, &saved[k]);
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::perror("faultline run: fork");
-    return kExitError;
-  }
-  if (pid == 0) {
-    // The command starts with the dispositions and mask we were started with
-    // (SIGINT stays ignored under `nohup` or `&` in a script).
-    for (int k = 0; k < 5; k++) sigaction(kSignals[k], &saved[k], nullptr);
-    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
-    dup2(po[1], 1);
-    dup2(pe[1], 2);
-    execvp(argv[i], argv + i);
-    std::fprintf(stderr, "faultline run: cannot run %s: %s\n", argv[i], std::strerror(errno));
-    _exit(127);
-  }
-  g_child = pid;
-  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
-  // A closed stdout/stderr of ours is handled per stream below (EPIPE), not
-  // by dying: the command would be left running with nobody reading its pipes.
-  // Set after fork: the command inherits the disposition we were started with.
-  signal(SIGPIPE, SIG_IGN);
-  close(po[1]), close(pe[1]);
-  // 1 MiB pipes (best effort, the default pipe-max-size): a burst then costs
-  // a sixteenth of the reads and wakeups of the 64 KiB default.
-  for (int fd : {po[0], pe[0]}) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+void free_stream_diagnosers(StreamDiagnosers &d) {
+  fl_diagnoser_free(d.out);
+  fl_diagnoser_free(d.err);
+  fl_pack_free(d.pack);
+}
 
-  struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {wake[0], POLLIN, 0}};
-  fl_diagnoser *ds[2] = {out_d, err_d};
-  bool forwarding[2] = {true, true};
-  static char buf[1 << 20];  // static: one run per process, and too big for the stack
-  int open_fds = 2;
-  int wstatus = 0;
-  bool exited = false;
-  double deadline = 0;
-  // Passes n bytes of stream k through and into its diagnoser.
-  auto pass = [&](int k, size_t n) {
-    int e = forwarding[k] ? write_all(k + 1, buf, n) : 0;
-    fl_diagnoser_feed(ds[k], buf, n);
-    if (e == EPIPE) {
-      // Nobody reads our stream k any more: close the pipe so that the
-      // command's next write fails with EPIPE/SIGPIPE, as if it wrote there.
-      close(fds[k].fd);
-      fds[k].fd = -1;
-      open_fds--;
-    } else if (e) {
-      forwarding[k] = false;  // e.g. ENOSPC: keep the command running and diagnosed, drop the copy
-    }
-  };
-  while (open_fds) {
-    int timeout = -1;
-    if (exited) {
-      double left = deadline - now_seconds();
-      if (left <= 0) break;
-      timeout = static_cast<int>(left * 1000) + 1;
-    }
-    int n = poll(fds, 3, timeout);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    if (fds[2].revents & POLLIN) {
-      char c[64];
-      while (::read(wake[0], c, sizeof c) > 0) {
-      }
-      if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) {
-        exited = true;
-        g_child = 0;  // reaped: its pid may be reused, forward() must not kill it any more
-        deadline = now_seconds() + grace;
-        fds[2].fd = -1;
-      }
-    }
-    for (int k = 0; k < 2; k++) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t r = ::read(fds[k].fd, buf, sizeof buf);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        close(fds[k].fd);
-        fds[k].fd = -1;
-        open_fds--;
-        continue;
-      }
-      pass(k, static_cast<size_t>(r));  // pass through first: live output
-    }
-  }
-  if (open_fds) {
-    // The grace time is over and someone still holds a pipe: take what the
-    // pipe already holds (bounded, whatever keeps writing) and stop there.
-    for (int k = 0; k < 2; k++) {
-      int avail = 0;
-      if (fds[k].fd < 0 || ioctl(fds[k].fd, FIONREAD, &avail) != 0) continue;
-      while (avail > 0 && fds[k].fd >= 0) {
-        ssize_t r = ::read(fds[k].fd, buf, std::min(sizeof buf, static_cast<size_t>(avail)));
-        if (r <= 0) break;
-        avail -= static_cast<int>(r);
-        pass(k, static_cast<size_t>(r));
-      }
-      if (fds[k].fd >= 0) close(fds[k].fd);
-    }
-    if (!quiet)
-      std::fprintf(stderr,
-                   "faultline run: the command exited but another process still holds its output; "
-                   "stopped reading after %g s (--grace)\n",
-                   grace);
-  }
-  while (!exited && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  g_child = 0;
-  int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 1;
-
+void merge_stderr_into_stdout(StreamDiagnosers &d) {
   const void *part = nullptr;
   size_t part_len = 0;
-  if (fl_diagnoser_partial(err_d, &part, &part_len) == FL_OK) fl_diagnoser_merge_partial(out_d, part, part_len);
-  if (status != 0 && !quiet) {
-    const char *text = nullptr;
-    if (fl_diagnoser_report(out_d, isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT, &text,
-                            nullptr) == FL_OK) {
-      std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
-    }
+  if (fl_diagnoser_partial(d.err, &part, &part_len) == FL_OK) fl_diagnoser_merge_partial(d.out, part, part_len);
+}
+
+void warn_output_still_held(double grace) {
+  std::fprintf(stderr,
+               "faultline run: the command exited but another process still holds its output; "
+               "stopped reading after %g s (--grace)\n",
+               grace);
+}
+
+// On stderr, after everything the command wrote there.
+void print_diagnosis(fl_diagnoser *d, int status) {
+  const char *text = nullptr;
+  const int format = isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
+  if (fl_diagnoser_report(d, format, &text, nullptr) == FL_OK)
+    std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
+}
+
+void write_report(fl_diagnoser *d, const std::string &path) {
+  const char *json = nullptr;
+  size_t len = 0;
+  FILE *f = nullptr;
+  bool ok = fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(path.c_str(), "w"));
+  if (f) {
+    ok = std::fwrite(json, 1, len, f) == len;
+    ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
   }
-  if (!report_path.empty()) {
-    const char *json = nullptr;
-    size_t len = 0;
-    FILE *f = nullptr;
-    bool ok = fl_diagnoser_report(out_d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(report_path.c_str(), "w"));
-    if (f) {
-      ok = std::fwrite(json, 1, len, f) == len;
-      ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
-    }
-    if (!ok) {
-      std::fprintf(stderr, "faultline run: cannot write %s\n", report_path.c_str());
-    }
-  }
-  fl_diagnoser_free(out_d);
-  fl_diagnoser_free(err_d);
-  fl_pack_free(pack);
+  if (!ok) std::fprintf(stderr, "faultline run: cannot write %s\n", path.c_str());
+}
+
+}  // namespace
+
+int cmd_run(int argc, char **argv) {
+  RunOptions o;
+  int status = kExitError;
+  if (!parse_run_options(argc, argv, &o, &status)) return status;
+  StreamDiagnosers d;
+  if (!open_stream_diagnosers(&d)) return kExitError;
+  Child child;
+  if (!start_child(o.command, &child)) return kExitError;
+  const bool output_still_held = relay_output(child, d.out, d.err, o.grace);
+  if (output_still_held && !o.quiet) warn_output_still_held(o.grace);
+  wait_for_exit(child);
+  status = exit_status(child);
+  merge_stderr_into_stdout(d);
+  if (status != 0 && !o.quiet) print_diagnosis(d.out, status);
+  if (!o.report_path.empty()) write_report(d.out, o.report_path);
+  free_stream_diagnosers(d);
   return status;
 }
 
