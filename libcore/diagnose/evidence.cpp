@@ -209,8 +209,11 @@ void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern 
 
 void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
   int64_t seq = -1, enq = -1, done = -1;
-  bool any = captured_number(ev, capture::kTimeoutSeq, &seq) | captured_number(ev, capture::kLastEnqueued, &enq) | captured_number(ev, capture::kLastCompleted, &done);
-  if (!any) return;
+  // Each figure read on its own: a line may state any of them.
+  const bool has_seq = captured_number(ev, capture::kTimeoutSeq, &seq);
+  const bool has_enq = captured_number(ev, capture::kLastEnqueued, &enq);
+  const bool has_done = captured_number(ev, capture::kLastCompleted, &done);
+  if (!has_seq && !has_enq && !has_done) return;
   // Lines of one rank come in runs: try the last record first.
   auto same = [&](const Progress &x) { return x.source == source && x.rank == rank && str_eq(x.host, host, host_len); };
   Progress *p = nullptr;

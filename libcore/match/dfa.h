@@ -37,7 +37,7 @@ inline void dfa_run_typed(const DfaView &dfa, const uint8_t *line, size_t len, F
     s = trans[static_cast<size_t>(s) * classes + cmap[line[i]]];
     if (s >= accept_base) on_accept(s);
   }
-  s = trans[static_cast<size_t>(s) * classes + cmap['\n']];
+  s = trans[static_cast<size_t>(s) * classes + cmap[static_cast<uint8_t>('\n')]];
   if (s >= accept_base) on_accept(s);
 }
 

@@ -126,7 +126,9 @@ void run_differential(uint32_t seed, int batches, int patterns_per_batch, int li
     std::vector<std::unique_ptr<RE2>> refs;
     std::vector<std::string> texts;
     while (static_cast<int>(sigs.size()) < patterns_per_batch) {
-      auto [ours, theirs] = gen.pattern();
+      // Not a structured binding: clang 14 cannot capture one in doctest's lambdas.
+      const auto generated = gen.pattern();
+      const auto &ours = generated.first, &theirs = generated.second;
       faultline::Signature s;
       try {
         char id[16];
@@ -209,7 +211,9 @@ void run_differential(uint32_t seed, int batches, int patterns_per_batch, int li
         auto whole = span(groups[0]);
         CHECK_MESSAGE((whole == std::pair<int, int>(h.slots[0], h.slots[1])),
                       "whole match of " << texts[p] << " on \"" << line << "\"");
-        for (const auto &[name, index] : re.NamedCapturingGroups()) {
+        for (const auto &named : re.NamedCapturingGroups()) {
+          const std::string &name = named.first;
+          const int index = named.second;
           const auto *names = pack.view.pattern(p)->capture_names();
           for (uint32_t g = 0; g < names->size(); g++) {
             if (names->Get(g)->str() != name) continue;

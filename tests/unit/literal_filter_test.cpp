@@ -66,7 +66,9 @@ TEST_CASE("literals: every line a pattern matches holds one of its keys") {
       {"Xid \\(PCI:[0-9a-fA-F:.]+\\): (?:48|63|64|79)\\b", {"NVRM: Xid (PCI:0000:3b:00): 79, pid=1", "Xid (PCI:1): 48"}},
       {"(?:Killed|Aborted) +\\(core dumped\\)", {"Aborted (core dumped)", "x Killed   (core dumped)"}},
   };
-  for (const auto &[pattern, lines] : cases) {
+  for (const auto &c : cases) {
+    const std::string &pattern = c.first;  // not a structured binding: INFO captures it
+    const auto &lines = c.second;
     auto keys = keys_of(pattern);
     REQUIRE_FALSE(keys.empty());
     for (const auto &line : lines) {
