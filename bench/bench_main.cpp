@@ -9,6 +9,7 @@
 //
 // FAULTLINE_BENCH_SCALE (default 1) divides every corpus size (smoke runs).
 #include <benchmark/benchmark.h>
+#include <faultline.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,8 +21,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <faultline.h>
 
 #include "corpora.h"
 #include "engines.h"
@@ -56,10 +55,13 @@ std::vector<std::string> pack_keys() {
   faultline::PackView v;
   faultline::ErrorText err;
   std::vector<std::string> keys;
-  if (faultline::open_pack_view(reinterpret_cast<const uint8_t *>(aligned.data()), bytes.size(), &v, &err) != faultline::Status::kOk) return keys;
+  if (faultline::open_pack_view(reinterpret_cast<const uint8_t *>(aligned.data()), bytes.size(), &v, &err) !=
+      faultline::Status::kOk)
+    return keys;
   const faultline::fb::LiteralFilter *f = v.root->literal_filter();
   for (const auto *list : {f ? f->long_keys() : nullptr, f ? f->short_keys() : nullptr})
-    for (uint32_t i = 0; list && i < list->size(); i++) keys.emplace_back(reinterpret_cast<const char *>(list->Get(i)->text()->data()), list->Get(i)->text()->size());
+    for (uint32_t i = 0; list && i < list->size(); i++)
+      keys.emplace_back(reinterpret_cast<const char *>(list->Get(i)->text()->data()), list->Get(i)->text()->size());
   return keys;
 }
 
@@ -96,12 +98,15 @@ Engines &engines() {
     out.list.push_back(bench::make_faultline(kChunk));
     const std::vector<std::string> patterns = bench::read_exported_patterns(FAULTLINE_BENCH_PATTERNS);
     std::string why;
-    for (auto make : {+[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_block(p, w); },
-                      +[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_stream(p, kChunk, w); },
-                      +[](const std::vector<std::string> &p, std::string *w) { return bench::make_re2_set(p, w); }}) {
+    for (auto make :
+         {+[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_block(p, w); },
+          +[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_stream(p, kChunk, w); },
+          +[](const std::vector<std::string> &p, std::string *w) { return bench::make_re2_set(p, w); }}) {
       why.clear();
-      if (auto engine = make(patterns, &why)) out.list.push_back(std::move(engine));
-      else out.missing.push_back(why);
+      if (auto engine = make(patterns, &why))
+        out.list.push_back(std::move(engine));
+      else
+        out.missing.push_back(why);
     }
     out.list.push_back(bench::make_memchr());
     return out;
@@ -133,7 +138,8 @@ bool check_counts(const std::string &out_path) {
   if (json.back() == '\n' && json[json.size() - 2] == ',') json.erase(json.size() - 2, 1);
   json += "  ],\n  \"corpora\": [\n";
   for (const Corpus &c : corpora())
-    json += "    {\"name\": \"" + c.name + "\", \"bytes\": " + std::to_string(c.bytes.size()) + ", \"description\": \"" + c.description + "\"},\n";
+    json += "    {\"name\": \"" + c.name + "\", \"bytes\": " + std::to_string(c.bytes.size()) + ", \"description\": \"" +
+            c.description + "\"},\n";
   json.erase(json.size() - 2, 1);
   json += "  ],\n  \"missing\": [";
   for (size_t i = 0; i < engines().missing.size(); i++) {
@@ -203,7 +209,8 @@ void diagnose(benchmark::State &st, size_t corpus) {
 }
 
 void flc_compile(benchmark::State &st) {
-  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES + " -o /tmp/faultline-bench.flpack >/dev/null 2>&1";
+  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES +
+                          " -o /tmp/faultline-bench.flpack >/dev/null 2>&1";
   for (auto _ : st)
     if (std::system(cmd.c_str()) != 0) st.SkipWithError("flc compile failed");
 }
@@ -221,7 +228,8 @@ int run_once(const std::string &engine, const std::string &corpus, size_t mib) {
       if (e->name() != engine) continue;
       e->scan(slice.substr(0, 1 << 16));  // warm up: first-use work stays out of the count
       const uint64_t n = measured_scan(*e, slice);
-      std::printf("%s on %zu bytes of %s: %llu matches\n", engine.c_str(), slice.size(), corpus.c_str(), static_cast<unsigned long long>(n));
+      std::printf("%s on %zu bytes of %s: %llu matches\n", engine.c_str(), slice.size(), corpus.c_str(),
+                  static_cast<unsigned long long>(n));
       return 0;
     }
   }
@@ -236,8 +244,10 @@ int main(int argc, char **argv) {
   std::string counts_path;
   std::vector<char *> args{argv[0]};
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp(argv[i], "--counts") && i + 1 < argc) counts_path = argv[++i];
-    else args.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--counts") && i + 1 < argc)
+      counts_path = argv[++i];
+    else
+      args.push_back(argv[i]);
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());

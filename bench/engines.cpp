@@ -1,10 +1,10 @@
 #include "engines.h"
 
+#include <faultline.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-
-#include <faultline.h>
 
 #ifdef FAULTLINE_BENCH_VECTORSCAN
 #include <hs/hs.h>
@@ -39,7 +39,8 @@ class Faultline : public Engine {
   explicit Faultline(size_t chunk) : chunk_(chunk) {
     // FAULTLINE_PACK: another pack (flc compile --stride N ...) to compare.
     const char *path = std::getenv("FAULTLINE_PACK");
-    const fl_status st = path && *path ? fl_pack_open_file(path, nullptr, &pack_, nullptr, 0) : fl_pack_open_default(nullptr, &pack_, nullptr, 0);
+    const fl_status st =
+        path && *path ? fl_pack_open_file(path, nullptr, &pack_, nullptr, 0) : fl_pack_open_default(nullptr, &pack_, nullptr, 0);
     if (st != FL_OK || fl_scanner_create(pack_, nullptr, &scanner_) != FL_OK) std::abort();
   }
   ~Faultline() override {
@@ -110,9 +111,10 @@ hs_database_t *compile_hs(const std::vector<std::string> &patterns, unsigned mod
   }
   hs_database_t *db = nullptr;
   hs_compile_error_t *err = nullptr;
-  if (hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()), mode, nullptr, &db, &err) != HS_SUCCESS) {
-    *why = std::string("Vectorscan cannot compile pattern ") + (err->expression >= 0 ? std::to_string(ids[err->expression]) : "?") + ": " +
-           err->message;
+  if (hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()), mode, nullptr, &db, &err) !=
+      HS_SUCCESS) {
+    *why = std::string("Vectorscan cannot compile pattern ") +
+           (err->expression >= 0 ? std::to_string(ids[err->expression]) : "?") + ": " + err->message;
     hs_free_compile_error(err);
     return nullptr;
   }
@@ -145,7 +147,8 @@ class Vectorscan : public Engine {
     hs_stream_t *stream = nullptr;
     hs_open_stream(db_, 0, &stream);
     for (size_t at = 0; at < text.size(); at += chunk_)
-      hs_scan_stream(stream, text.data() + at, static_cast<unsigned>(std::min(chunk_, text.size() - at)), 0, scratch_, on_hs_match, &counter_);
+      hs_scan_stream(stream, text.data() + at, static_cast<unsigned>(std::min(chunk_, text.size() - at)), 0, scratch_,
+                     on_hs_match, &counter_);
     hs_close_stream(stream, scratch_, on_hs_match, &counter_);
     return counter_.count;
   }

@@ -15,7 +15,7 @@ namespace faultline {
 namespace {
 
 struct Case {
-  std::string name;   // "eval:A001"
+  std::string name;  // "eval:A001"
   std::string cls;
   std::set<std::string> entries;  // entries with a matching line
 };
@@ -62,8 +62,8 @@ std::vector<Case> read_set(const LabeledSet &set, const PackView &pack) {
 
 }  // namespace
 
-std::string coverage_markdown(const std::vector<Signature> &sigs, const PackView &pack,
-                              const std::vector<LabeledSet> &sets, const std::string &command) {
+std::string coverage_markdown(const std::vector<Signature> &sigs, const PackView &pack, const std::vector<LabeledSet> &sets,
+                              const std::string &command) {
   std::vector<Case> cases;
   for (const auto &s : sets) {
     auto more = read_set(s, pack);

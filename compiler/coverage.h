@@ -18,7 +18,7 @@ struct LabeledSet {
 
 // Markdown of the coverage of `sigs` (compiled into `pack`) over `sets`.
 // `command` is the command line that regenerates it. Throws on unreadable labels.
-std::string coverage_markdown(const std::vector<Signature> &sigs, const PackView &pack,
-                              const std::vector<LabeledSet> &sets, const std::string &command);
+std::string coverage_markdown(const std::vector<Signature> &sigs, const PackView &pack, const std::vector<LabeledSet> &sets,
+                              const std::string &command);
 
 }  // namespace faultline

@@ -27,7 +27,8 @@ std::string Diagnostic::format() const {
 bool Diagnostics::has_errors() const { return error_count() > 0; }
 
 size_t Diagnostics::error_count() const {
-  return static_cast<size_t>(std::count_if(list_.begin(), list_.end(), [](const Diagnostic &d) { return d.level == Diagnostic::kError; }));
+  return static_cast<size_t>(
+      std::count_if(list_.begin(), list_.end(), [](const Diagnostic &d) { return d.level == Diagnostic::kError; }));
 }
 
 void Diagnostics::print() const {

@@ -9,10 +9,10 @@ namespace faultline {
 
 struct Diagnostic {
   enum Level { kError, kWarning } level = kError;
-  std::string file;    // as given on the command line, e.g. signatures/network/x.yaml
-  int line = 0;        // 1-based; 0 = whole file
-  int col = 0;         // 1-based; 0 = whole line
-  std::string entry;   // signature id, when known
+  std::string file;   // as given on the command line, e.g. signatures/network/x.yaml
+  int line = 0;       // 1-based; 0 = whole file
+  int col = 0;        // 1-based; 0 = whole line
+  std::string entry;  // signature id, when known
   std::string message;
   std::string source_line;  // for the caret, when known
 

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "match/pack_reader.h"
 #include "coverage.h"
 #include "lint.h"
 #include "literal_filter_build.h"
+#include "match/pack_reader.h"
 #include "pack_dump.h"
-#include "regex_export.h"
 #include "pack_writer.h"
+#include "regex_export.h"
 #include "signature_reader.h"
 #include "signature_tests.h"
 #include "version.h"
@@ -43,7 +43,8 @@ const char kUsage[] =
     "  version               print flc's version and pack format\n"
     "\n"
     "options:\n"
-    "  --ragel PATH          ragel executable (default: $FLC_RAGEL, else " FLC_RAGEL_PATH ")\n"
+    "  --ragel PATH          ragel executable (default: $FLC_RAGEL, else " FLC_RAGEL_PATH
+    ")\n"
     "  --state-budget N      split a DFA with more than N states (default 20000)\n"
     "  --jobs N              Ragel runs in parallel (default 2)\n"
     "  --emit-ragel DIR      also write each DFA's Ragel source to DIR (compile)\n"
@@ -89,20 +90,31 @@ Args parse_args(int argc, char **argv) {
       if (v.empty() || *end || n == 0 || n > 10000000) usage_error(std::string(name) + " needs a positive number");
       return static_cast<uint32_t>(n);
     };
-    if (s == "-o" || s == "--output") a.output = value("-o");
-    else if (s == "--ragel") a.build.ragel = value("--ragel");
-    else if (s == "--state-budget") a.build.state_budget = number("--state-budget");
-    else if (s == "--jobs") a.build.jobs = number("--jobs");
-    else if (s == "--emit-ragel") a.build.emit_ragel_dir = value("--emit-ragel");
-    else if (s == "--strict") a.strict = true;
-    else if (s == "--stride") a.stride = a.build.literal_stride = std::min<uint32_t>(number("--stride"), 8);
-    else if (s == "--eval") a.evals.push_back(value("--eval"));
+    if (s == "-o" || s == "--output")
+      a.output = value("-o");
+    else if (s == "--ragel")
+      a.build.ragel = value("--ragel");
+    else if (s == "--state-budget")
+      a.build.state_budget = number("--state-budget");
+    else if (s == "--jobs")
+      a.build.jobs = number("--jobs");
+    else if (s == "--emit-ragel")
+      a.build.emit_ragel_dir = value("--emit-ragel");
+    else if (s == "--strict")
+      a.strict = true;
+    else if (s == "--stride")
+      a.stride = a.build.literal_stride = std::min<uint32_t>(number("--stride"), 8);
+    else if (s == "--eval")
+      a.evals.push_back(value("--eval"));
     else if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (s == "--version") positional.push_back("version");
-    else if (!s.empty() && s[0] == '-') usage_error("unknown option " + s);
-    else positional.push_back(s);
+    } else if (s == "--version")
+      positional.push_back("version");
+    else if (!s.empty() && s[0] == '-')
+      usage_error("unknown option " + s);
+    else
+      positional.push_back(s);
   }
   if (positional.empty()) usage_error("no command given");
   // The command as reproducible text (coverage prints it), without the output file.
@@ -267,7 +279,7 @@ int cmd_stats(Args &a) {
     auto t0 = std::chrono::steady_clock::now();
     Diagnostics diags;
     auto lib = load_or_exit(a, &diags);
-  const auto &sigs = lib.sigs;
+    const auto &sigs = lib.sigs;
     double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     BuildResult r = build_or_exit(lib, a);
     PackView pack = open_or_exit(r.bytes.data(), r.bytes.size(), "freshly built pack");
@@ -284,7 +296,8 @@ int cmd_stats(Args &a) {
       for (const auto &p : sig.patterns) {
         insns += p.program.insn_count();
         for (const auto &piece : p.pieces.pieces)
-          pieces.push_back(DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), piece.anchored_start, sig.id + "/" + p.name});
+          pieces.push_back(
+              DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), piece.anchored_start, sig.id + "/" + p.name});
       }
       try {
         DfaTables t = compile_dfa(a.build.ragel, pieces, "flc_cost", a.build.ragel_limits);
@@ -316,9 +329,10 @@ int cmd_literals(Args &a) {
   LiteralPlan plan = plan_literals(regexes, a.stride);
   size_t shorts = 0;
   for (const auto &k : plan.keys) shorts += k.is_short;
-  std::printf("stride %u, %zu keys (%zu short), %s; estimated work per 10 MB of healthy log: probes %.0f, keys %.0f\n", plan.stride,
-              plan.keys.size(), shorts, plan.complete ? "complete" : "incomplete (some pattern has no literal: the filter is off)",
-              plan.probe_cost, plan.key_cost);
+  std::printf("stride %u, %zu keys (%zu short), %s; estimated work per 10 MB of healthy log: probes %.0f, keys %.0f\n",
+              plan.stride, plan.keys.size(), shorts,
+              plan.complete ? "complete" : "incomplete (some pattern has no literal: the filter is off)", plan.probe_cost,
+              plan.key_cost);
   std::printf("\n%-60s %10s  %s\n", "pattern", "per 10 MB", "keys ([window] of long keys, <fingerprint> of short ones)");
   for (size_t i = 0; i < regexes.size(); i++) {
     std::string keys;

@@ -32,8 +32,8 @@ void lint_vocabulary(const Signature &s, bool generic, const PackView &pack, uin
     launcher_block = launcher_block || p.name == pattern::kRootCauseHeader;
     for (const PatternWord &word : kDiagnosisPatterns)
       if (p.name == word.name && word.where == ReadIn::kGenericEntries && !generic)
-        warn(p.pos, "pattern name '" + p.name + "' means something to the diagnosis only in entries tagged " +
-                        kTagGeneric + ": rename it, or tag the entry");
+        warn(p.pos, "pattern name '" + p.name + "' means something to the diagnosis only in entries tagged " + kTagGeneric +
+                        ": rename it, or tag the entry");
   }
   auto read_here = [&](ReadIn where) {
     return where == ReadIn::kAnyEntry || (where == ReadIn::kGenericEntries && generic) ||
@@ -48,8 +48,8 @@ void lint_vocabulary(const Signature &s, bool generic, const PackView &pack, uin
       for (const auto &[name, value] : fields)
         for (const CaptureWord &word : kDiagnosisCaptures)
           if (word.number && read_here(word.where) && name == word.name && !is_decimal(value))
-            warn(t.pos, "capture '" + name + "' is read by the diagnosis as a number, but this example captures '" +
-                            value + "': the diagnosis would ignore it");
+            warn(t.pos, "capture '" + name + "' is read by the diagnosis as a number, but this example captures '" + value +
+                            "': the diagnosis would ignore it");
     }
   }
 }
@@ -69,22 +69,27 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
   for (uint32_t ei = 0; ei < sigs.size(); ei++) {
     const Signature &s = sigs[ei];
     const fb::Entry *e = pack.entry(ei);
-    if (s.must_match.size() < 2) error(s, s.id_pos, "needs at least 2 must-match test lines (has " + std::to_string(s.must_match.size()) + ")");
+    if (s.must_match.size() < 2)
+      error(s, s.id_pos, "needs at least 2 must-match test lines (has " + std::to_string(s.must_match.size()) + ")");
     if (s.must_not_match.size() < 2)
       error(s, s.id_pos, "needs at least 2 must-not-match near misses (has " + std::to_string(s.must_not_match.size()) + ")");
     for (const auto &p : s.patterns) {
       if (p.pieces.weak) warn(s, p.pos, "pattern '" + p.name + "' has no literal of 3+ bytes: most lines will reach its program");
       const std::vector<uint32_t> &keys = plan.pattern_keys[pattern_index++];
       if (keys.empty()) {
-        warn(s, p.pos, "pattern '" + p.name + "' has no literal of 4+ bytes every match contains: it turns the literal filter off for the whole pack");
+        warn(s, p.pos,
+             "pattern '" + p.name +
+                 "' has no literal of 4+ bytes every match contains: it turns the literal filter off for the whole pack");
         continue;
       }
       // A key common in healthy logs sends those lines through the DFAs.
       for (uint32_t k : keys) {
         const double per_10mb = literal_frequency(plan.keys[k].literal);
         if (per_10mb >= kCommonKeyPer10Mb)
-          warn(s, p.pos, "pattern '" + p.name + "' is keyed on '" + plan.keys[k].literal.bytes + "', which occurs about " +
-                             std::to_string(static_cast<long>(per_10mb / 10)) + " times per MB of healthy training logs: give it a rarer literal (flc literals shows the choice)");
+          warn(s, p.pos,
+               "pattern '" + p.name + "' is keyed on '" + plan.keys[k].literal.bytes + "', which occurs about " +
+                   std::to_string(static_cast<long>(per_10mb / 10)) +
+                   " times per MB of healthy training logs: give it a rarer literal (flc literals shows the choice)");
       }
     }
     for (const auto &r : s.references)
@@ -100,7 +105,8 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
       for (const auto &[p, fields] : m.patterns) {
         uint32_t owner = pack.pattern(p)->entry();
         if (owner == kFramingEntry) continue;
-        if (owner == ei) exercised.insert(p);
+        if (owner == ei)
+          exercised.insert(p);
         else if (!pack.entry(owner)->deprecated() && !entry_is_generic(pack.entry(owner)))
           others.insert(pack.entry(owner)->id()->str());
       }
@@ -126,13 +132,16 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
 
 void lint_framings(const std::vector<Framing> &framings, Diagnostics *diags) {
   for (const auto &f : framings) {
-    auto error = [&](const std::string &msg) { diags->error(Diagnostic{Diagnostic::kError, f.file, f.id_pos.line, f.id_pos.col, f.id, msg, ""}); };
+    auto error = [&](const std::string &msg) {
+      diags->error(Diagnostic{Diagnostic::kError, f.file, f.id_pos.line, f.id_pos.col, f.id, msg, ""});
+    };
     if (f.must_match.size() < 2) error("needs at least 2 must-match test lines");
     if (f.must_not_match.size() < 2) error("needs at least 2 must-not-match near misses");
     for (const auto &p : f.patterns)
       if (p.pieces.weak)
         diags->warning(Diagnostic{Diagnostic::kWarning, f.file, p.pos.line, p.pos.col, f.id,
-                                  "pattern '" + p.name + "' has no literal of 3+ bytes: lines with events will run its program", ""});
+                                  "pattern '" + p.name + "' has no literal of 3+ bytes: lines with events will run its program",
+                                  ""});
   }
 }
 

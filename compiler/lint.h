@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "match/pack_reader.h"
 #include "diagnostic.h"
+#include "match/pack_reader.h"
 #include "signature.h"
 
 namespace faultline {

@@ -35,8 +35,8 @@ constexpr double kShortPassCost = 1e7 / 12;
 constexpr double kShortKeyCost = 2e4;
 constexpr size_t kMaxShortKeys = 48;
 
-constexpr size_t kMaxSet = 16;          // strings in an exact set or a key set
-constexpr size_t kMaxLiteral = 256;     // bytes in one literal
+constexpr size_t kMaxSet = 16;       // strings in an exact set or a key set
+constexpr size_t kMaxLiteral = 256;  // bytes in one literal
 
 uint8_t lower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
 
@@ -106,12 +106,20 @@ class Analyzer {
     Info info;
     switch (n.kind) {
       case NodeKind::kEmpty:
-      case NodeKind::kAssert: info.exact = Set{Literal{}}; break;
-      case NodeKind::kBytes: info.exact = byte_set(n.bytes); break;
-      case NodeKind::kGroup: return analyze(*n.kids[0]);
-      case NodeKind::kRepeat: return repeat(n);
-      case NodeKind::kAlt: return alternation(n);
-      case NodeKind::kConcat: return concat(n);
+      case NodeKind::kAssert:
+        info.exact = Set{Literal{}};
+        break;
+      case NodeKind::kBytes:
+        info.exact = byte_set(n.bytes);
+        break;
+      case NodeKind::kGroup:
+        return analyze(*n.kids[0]);
+      case NodeKind::kRepeat:
+        return repeat(n);
+      case NodeKind::kAlt:
+        return alternation(n);
+      case NodeKind::kConcat:
+        return concat(n);
     }
     return info;
   }
@@ -155,7 +163,8 @@ class Analyzer {
       for (const auto &y : b) {
         if (x.bytes.size() + y.bytes.size() > kMaxLiteral) return std::nullopt;
         Literal l{x.bytes + y.bytes, x.caseless || y.caseless};
-        if (l.caseless) std::transform(l.bytes.begin(), l.bytes.end(), l.bytes.begin(), [](char c) { return static_cast<char>(lower(c)); });
+        if (l.caseless)
+          std::transform(l.bytes.begin(), l.bytes.end(), l.bytes.begin(), [](char c) { return static_cast<char>(lower(c)); });
         if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(std::move(l));
       }
     return out;
@@ -220,7 +229,8 @@ class Analyzer {
       }
       double c = 0;
       std::optional<Set> b = best(kid, &c);
-      if (!b) all_req = false;
+      if (!b)
+        all_req = false;
       else if (all_req) {
         for (const auto &l : *b)
           if (std::find(req.begin(), req.end(), l) == req.end()) req.push_back(l);

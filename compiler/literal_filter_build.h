@@ -47,10 +47,10 @@ struct LiteralKey {
 
 struct LiteralPlan {
   uint32_t stride = 1;
-  std::vector<LiteralKey> keys;                    // deduplicated
-  std::vector<std::vector<uint32_t>> pattern_keys; // per pattern given: its key indices (empty: unkeyed)
-  bool complete = false;                           // every pattern has keys
-  double probe_cost = 0, key_cost = 0;             // of the plan, per 10 MB of healthy log
+  std::vector<LiteralKey> keys;                     // deduplicated
+  std::vector<std::vector<uint32_t>> pattern_keys;  // per pattern given: its key indices (empty: unkeyed)
+  bool complete = false;                            // every pattern has keys
+  double probe_cost = 0, key_cost = 0;              // of the plan, per 10 MB of healthy log
 };
 
 // Chooses the stride and every pattern's keys for the cheapest whole plan.
@@ -64,10 +64,10 @@ struct LiteralTables {
   struct Slot {
     uint32_t gram = 0, first = 0, count = 0;  // count 0: empty
   };
-  std::vector<Slot> slots;                      // power of two, linear probing
+  std::vector<Slot> slots;                          // power of two, linear probing
   std::vector<std::pair<uint32_t, uint32_t>> refs;  // (index into long_keys, offset in window)
-  std::vector<uint32_t> bucket_first;           // kLiteralBuckets + 1
-  std::vector<uint8_t> masks;                   // kLiteralMaskBytes
+  std::vector<uint32_t> bucket_first;               // kLiteralBuckets + 1
+  std::vector<uint8_t> masks;                       // kLiteralMaskBytes
 };
 LiteralTables build_literal_tables(const LiteralPlan &plan);
 

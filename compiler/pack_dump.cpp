@@ -15,9 +15,12 @@ std::string s(const flatbuffers::String *v) { return v ? v->str() : ""; }
 std::string one_line(const std::string &t) {
   std::string out;
   for (char c : t) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\\') out += "\\\\";
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
   }
   while (!out.empty() && out.back() == 'n' && out.size() >= 2 && out[out.size() - 2] == '\\') out.resize(out.size() - 2);
   return out;
@@ -34,8 +37,10 @@ std::string set_text(const uint8_t *bits) {
     while (e + 1 < 256 && ((bits[(e + 1) / 8] >> ((e + 1) % 8)) & 1)) e++;
     auto ch = [](int c) {
       char buf[8];
-      if (c > 32 && c < 127 && c != ']' && c != '\\' && c != '-') std::snprintf(buf, sizeof buf, "%c", c);
-      else std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      if (c > 32 && c < 127 && c != ']' && c != '\\' && c != '-')
+        std::snprintf(buf, sizeof buf, "%c", c);
+      else
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
       return std::string(buf);
     };
     out += ch(b);
@@ -78,17 +83,35 @@ std::string disassemble(const ProgramView &p) {
     char buf[512];
     switch (insn_op(w0)) {
       case kOpByte:
-        if (x > 32 && x < 127) std::snprintf(buf, sizeof buf, "%u: byte '%c'", pc, static_cast<char>(x));
-        else std::snprintf(buf, sizeof buf, "%u: byte 0x%02x", pc, x);
+        if (x > 32 && x < 127)
+          std::snprintf(buf, sizeof buf, "%u: byte '%c'", pc, static_cast<char>(x));
+        else
+          std::snprintf(buf, sizeof buf, "%u: byte 0x%02x", pc, x);
         break;
-      case kOpClass: std::snprintf(buf, sizeof buf, "%u: class %s", pc, set_text(p.classes + 32 * x).c_str()); break;
-      case kOpAny: std::snprintf(buf, sizeof buf, "%u: any", pc); break;
-      case kOpSplit: std::snprintf(buf, sizeof buf, "%u: split %u, %u", pc, x, y); break;
-      case kOpJump: std::snprintf(buf, sizeof buf, "%u: jump %u", pc, x); break;
-      case kOpSave: std::snprintf(buf, sizeof buf, "%u: save %u", pc, x); break;
-      case kOpAssert: std::snprintf(buf, sizeof buf, "%u: assert %s", pc, x < 4 ? asserts[x] : "?"); break;
-      case kOpMatch: std::snprintf(buf, sizeof buf, "%u: match", pc); break;
-      default: std::snprintf(buf, sizeof buf, "%u: ???", pc); break;
+      case kOpClass:
+        std::snprintf(buf, sizeof buf, "%u: class %s", pc, set_text(p.classes + 32 * x).c_str());
+        break;
+      case kOpAny:
+        std::snprintf(buf, sizeof buf, "%u: any", pc);
+        break;
+      case kOpSplit:
+        std::snprintf(buf, sizeof buf, "%u: split %u, %u", pc, x, y);
+        break;
+      case kOpJump:
+        std::snprintf(buf, sizeof buf, "%u: jump %u", pc, x);
+        break;
+      case kOpSave:
+        std::snprintf(buf, sizeof buf, "%u: save %u", pc, x);
+        break;
+      case kOpAssert:
+        std::snprintf(buf, sizeof buf, "%u: assert %s", pc, x < 4 ? asserts[x] : "?");
+        break;
+      case kOpMatch:
+        std::snprintf(buf, sizeof buf, "%u: match", pc);
+        break;
+      default:
+        std::snprintf(buf, sizeof buf, "%u: ???", pc);
+        break;
     }
     out += buf;
     out += "\n";
@@ -108,7 +131,8 @@ void dump_pack(const PackView &pack, std::FILE *out) {
   if (const fb::LiteralFilter *lf = r->literal_filter())
     std::fprintf(out, "  literal filter: stride %u, %u long keys, %u short keys, %s, bits xxh64 %016llx\n", lf->stride(),
                  lf->long_keys() ? lf->long_keys()->size() : 0, lf->short_keys() ? lf->short_keys()->size() : 0,
-                 lf->complete() ? "complete" : "incomplete (off)", static_cast<unsigned long long>(xxh64(lf->bits()->data(), lf->bits()->size())));
+                 lf->complete() ? "complete" : "incomplete (off)",
+                 static_cast<unsigned long long>(xxh64(lf->bits()->data(), lf->bits()->size())));
   std::fprintf(out, "\n");
   for (uint32_t i = 0; i < pack.entry_count(); i++) {
     const fb::Entry *e = pack.entry(i);
@@ -126,9 +150,11 @@ void dump_pack(const PackView &pack, std::FILE *out) {
     list(out, "affects", e->affects());
     if (e->versions())
       for (const auto *v : *e->versions())
-        std::fprintf(out, "  version: %s %s %s\n", s(v->component()).c_str(), s(v->range()).c_str(), one_line(s(v->note())).c_str());
+        std::fprintf(out, "  version: %s %s %s\n", s(v->component()).c_str(), s(v->range()).c_str(),
+                     one_line(s(v->note())).c_str());
     std::fprintf(out, "  summary: %s\n  mechanism: %s\n  root_cause: %s\n  fingerprint: %s\n", one_line(s(e->summary())).c_str(),
-                 one_line(s(e->mechanism())).c_str(), one_line(s(e->root_cause())).c_str(), one_line(s(e->fingerprint())).c_str());
+                 one_line(s(e->mechanism())).c_str(), one_line(s(e->root_cause())).c_str(),
+                 one_line(s(e->fingerprint())).c_str());
     std::fprintf(out, "  symptoms:\n");
     for (const auto *x : *e->symptoms())
       std::fprintf(out, "    - %s\n      why: %s\n", one_line(s(x->observe())).c_str(), one_line(s(x->why())).c_str());
@@ -142,7 +168,8 @@ void dump_pack(const PackView &pack, std::FILE *out) {
       std::fprintf(out, "    - $ %s\n      expect: %s\n", one_line(s(x->run())).c_str(), one_line(s(x->expect())).c_str());
     list(out, "prevention", e->prevention());
     std::fprintf(out, "  references:\n");
-    for (const auto *x : *e->references()) std::fprintf(out, "    - %s <%s>\n", one_line(s(x->title())).c_str(), s(x->url()).c_str());
+    for (const auto *x : *e->references())
+      std::fprintf(out, "    - %s <%s>\n", one_line(s(x->title())).c_str(), s(x->url()).c_str());
     std::fprintf(out, "  related:");
     for (uint32_t k : *e->related()) std::fprintf(out, " %s", s(pack.entry(k)->id()).c_str());
     std::fprintf(out, "\n  causes:");
@@ -162,8 +189,8 @@ void dump_pack(const PackView &pack, std::FILE *out) {
     DfaView v = pack.dfa(d);
     const fb::Dfa *fd = r->dfas()->Get(d);
     size_t bytes = static_cast<size_t>(v.state_count) * v.class_count * v.width;
-    std::fprintf(out, "dfa %u:\n  states: %u\n  classes: %u\n  start: %u\n  accept_base: %u\n  transition_width: %u\n",
-                 d, v.state_count, v.class_count, v.start, v.accept_base, v.width);
+    std::fprintf(out, "dfa %u:\n  states: %u\n  classes: %u\n  start: %u\n  accept_base: %u\n  transition_width: %u\n", d,
+                 v.state_count, v.class_count, v.start, v.accept_base, v.width);
     std::fprintf(out, "  transitions_xxh64: %016llx\n  class_map:", static_cast<unsigned long long>(xxh64(v.trans, bytes)));
     for (int b = 0; b < 256; b++) std::fprintf(out, "%s%u", b % 32 == 0 ? "\n    " : " ", v.class_map[b]);
     std::fprintf(out, "\n  accepting_states:\n");
@@ -209,8 +236,8 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
   for (uint32_t p = 0; p < pack.pattern_count(); p++) {
     const fb::Pattern *pat = pack.pattern(p);
     std::string owner = pat->entry() == kFramingEntry ? "(framing)" : s(pack.entry(pat->entry())->id());
-    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", owner.c_str(), s(pat->name()).c_str(),
-                 pat->piece_count(), pat->program()->size() / 2, pat->exact() ? "yes" : "no");
+    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", owner.c_str(), s(pat->name()).c_str(), pat->piece_count(),
+                 pat->program()->size() / 2, pat->exact() ? "yes" : "no");
   }
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace faultline {
 namespace {
 
@@ -27,9 +26,12 @@ bool is_gap(const Node &n, const PieceOptions &opt) {
       if (repeats && has_wide_class(body, opt)) return true;
       return is_gap(body, opt);
     }
-    case NodeKind::kConcat: case NodeKind::kAlt: case NodeKind::kGroup:
+    case NodeKind::kConcat:
+    case NodeKind::kAlt:
+    case NodeKind::kGroup:
       return std::any_of(n.kids.begin(), n.kids.end(), [&](const auto &k) { return is_gap(*k, opt); });
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -70,12 +72,16 @@ std::string bytes_to_ragel(const regex::ByteSet &s) {
 
 std::string node_to_ragel(const Node &n) {
   switch (n.kind) {
-    case NodeKind::kEmpty: return "zlen";
+    case NodeKind::kEmpty:
+      return "zlen";
     // Zero-width assertions inside a piece are dropped: the piece then
     // matches a superset, which is all a prefilter needs.
-    case NodeKind::kAssert: return "zlen";
-    case NodeKind::kBytes: return bytes_to_ragel(n.bytes);
-    case NodeKind::kGroup: return node_to_ragel(*n.kids[0]);
+    case NodeKind::kAssert:
+      return "zlen";
+    case NodeKind::kBytes:
+      return bytes_to_ragel(n.bytes);
+    case NodeKind::kGroup:
+      return node_to_ragel(*n.kids[0]);
     case NodeKind::kConcat: {
       std::string out = "(";
       for (size_t i = 0; i < n.kids.size(); i++) out += (i ? " . " : "") + node_to_ragel(*n.kids[i]);
@@ -161,8 +167,10 @@ PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
   // nothing stronger exists. The program still checks them.
   for (Piece &p : pieces) {
     bool keep = out.weak ? p.min_bytes == best : p.min_bytes >= opt.min_piece_bytes;
-    if (keep) out.pieces.push_back(std::move(p));
-    else approximated = true;
+    if (keep)
+      out.pieces.push_back(std::move(p));
+    else
+      approximated = true;
     if (out.weak && keep) break;  // one piece is enough when all are weak
   }
   out.exact = !approximated && out.pieces.size() == 1;

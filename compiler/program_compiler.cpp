@@ -15,8 +15,9 @@ class Emitter {
   uint32_t pc() const { return prog.insn_count(); }
 
   uint32_t emit(Op op, uint32_t x = 0, uint32_t y = 0) {
-    if (pc() >= kMaxProgramSize) throw ProgramTooLarge("pattern compiles to more than " + std::to_string(kMaxProgramSize) +
-                                                       " instructions; shorten counted repetitions");
+    if (pc() >= kMaxProgramSize)
+      throw ProgramTooLarge("pattern compiles to more than " + std::to_string(kMaxProgramSize) +
+                            " instructions; shorten counted repetitions");
     prog.words.push_back(insn_word0(op, x));
     prog.words.push_back(y);
     return pc() - 1;
@@ -38,18 +39,23 @@ class Emitter {
   // (lazy); the other target is patched later.
   uint32_t split_to_next(bool greedy) {
     uint32_t at = emit(kOpSplit);
-    if (greedy) patch_x(at, at + 1);
-    else patch_y(at, at + 1);
+    if (greedy)
+      patch_x(at, at + 1);
+    else
+      patch_y(at, at + 1);
     return at;
   }
   void patch_other(uint32_t split, bool greedy, uint32_t target) {
-    if (greedy) patch_y(split, target);
-    else patch_x(split, target);
+    if (greedy)
+      patch_y(split, target);
+    else
+      patch_x(split, target);
   }
 
   void node(const Node &n) {
     switch (n.kind) {
-      case NodeKind::kEmpty: break;
+      case NodeKind::kEmpty:
+        break;
       case NodeKind::kBytes: {
         size_t count = n.bytes.count();
         if (count == 1) {
@@ -90,7 +96,9 @@ class Emitter {
         emit(kOpAssert, ops[static_cast<int>(n.assertion)]);
         break;
       }
-      case NodeKind::kRepeat: repeat(n); break;
+      case NodeKind::kRepeat:
+        repeat(n);
+        break;
     }
   }
 

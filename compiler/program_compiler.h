@@ -13,7 +13,7 @@
 namespace faultline {
 
 struct Program {
-  std::vector<uint32_t> words;                 // 2 per instruction
+  std::vector<uint32_t> words;                   // 2 per instruction
   std::vector<std::array<uint8_t, 32>> classes;  // bitmaps
   uint32_t slot_count = 2;
   uint32_t insn_count() const { return static_cast<uint32_t>(words.size() / 2); }

@@ -199,7 +199,8 @@ std::string run_ragel(const std::string &ragel, const std::string &source, const
   err << std::ifstream(log).rdbuf();
   if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
     throw RagelTooLarge("ragel exceeded its CPU time limit of " + std::to_string(limits.cpu_seconds) + " s");
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) throw RagelError("cannot run ragel at '" + ragel + "' (set FLC_RAGEL or --ragel)");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    throw RagelError("cannot run ragel at '" + ragel + "' (set FLC_RAGEL or --ragel)");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string e = err.str();
     // Out of address space shows as a failed allocation (bad_alloc abort).
@@ -231,7 +232,8 @@ DfaTables build_tables(const RagelMachine &m) {
   std::map<std::pair<uint32_t, int>, uint32_t> accepting;
   for (const auto &s : m.states)
     for (const auto &r : s.ranges)
-      if (r.action_table >= 0 && !table_pieces[r.action_table].empty()) accepting[{static_cast<uint32_t>(r.target), r.action_table}] = 0;
+      if (r.action_table >= 0 && !table_pieces[r.action_table].empty())
+        accepting[{static_cast<uint32_t>(r.target), r.action_table}] = 0;
   uint32_t next_id = n + 1;
   for (auto &kv : accepting) kv.second = next_id++;
   const uint32_t total = next_id;
@@ -245,7 +247,8 @@ DfaTables build_tables(const RagelMachine &m) {
       for (int b = r.lo; b <= r.hi; b++) rows[static_cast<size_t>(s) * 256 + b] = to;
     }
   for (const auto &kv : accepting)
-    std::copy_n(rows.begin() + static_cast<size_t>(kv.first.first) * 256, 256, rows.begin() + static_cast<size_t>(kv.second) * 256);
+    std::copy_n(rows.begin() + static_cast<size_t>(kv.first.first) * 256, 256,
+                rows.begin() + static_cast<size_t>(kv.second) * 256);
 
   DfaTables t;
   t.state_count = total;
@@ -264,7 +267,8 @@ DfaTables build_tables(const RagelMachine &m) {
   t.class_count = static_cast<uint32_t>(classes.size());
   t.trans.assign(static_cast<size_t>(total) * t.class_count, 0);
   for (uint32_t s = 0; s < total; s++)
-    for (int b = 0; b < 256; b++) t.trans[static_cast<size_t>(s) * t.class_count + t.class_map[b]] = rows[static_cast<size_t>(s) * 256 + b];
+    for (int b = 0; b < 256; b++)
+      t.trans[static_cast<size_t>(s) * t.class_count + t.class_map[b]] = rows[static_cast<size_t>(s) * 256 + b];
 
   t.accept_offsets.push_back(0);
   for (const auto &kv : accepting) {

@@ -13,26 +13,26 @@ namespace faultline::regex {
 using ByteSet = std::bitset<256>;
 
 enum class NodeKind {
-  kEmpty,    // matches the empty string
-  kBytes,    // one byte out of `bytes` (literals, classes, `.`, case-folded letters)
-  kConcat,   // kids in sequence
-  kAlt,      // kids as alternatives, leftmost preferred
-  kRepeat,   // kids[0] repeated min..max times (max < 0: unbounded)
-  kGroup,    // kids[0]; captures when capture >= 1
-  kAssert,   // zero-width: see AssertKind
+  kEmpty,   // matches the empty string
+  kBytes,   // one byte out of `bytes` (literals, classes, `.`, case-folded letters)
+  kConcat,  // kids in sequence
+  kAlt,     // kids as alternatives, leftmost preferred
+  kRepeat,  // kids[0] repeated min..max times (max < 0: unbounded)
+  kGroup,   // kids[0]; captures when capture >= 1
+  kAssert,  // zero-width: see AssertKind
 };
 
 enum class AssertKind { kLineStart, kLineEnd, kWordBoundary, kNotWordBoundary };
 
 struct Node {
   NodeKind kind = NodeKind::kEmpty;
-  ByteSet bytes;                           // kBytes
-  std::vector<std::unique_ptr<Node>> kids; // kConcat, kAlt, kRepeat, kGroup
-  int min = 0, max = 0;                    // kRepeat; max == -1 means unbounded
-  bool greedy = true;                      // kRepeat
-  int capture = 0;                         // kGroup: 0 = not capturing, else group number
+  ByteSet bytes;                            // kBytes
+  std::vector<std::unique_ptr<Node>> kids;  // kConcat, kAlt, kRepeat, kGroup
+  int min = 0, max = 0;                     // kRepeat; max == -1 means unbounded
+  bool greedy = true;                       // kRepeat
+  int capture = 0;                          // kGroup: 0 = not capturing, else group number
   AssertKind assertion = AssertKind::kLineStart;
-  uint32_t pos = 0;                        // byte offset in the pattern, for messages
+  uint32_t pos = 0;  // byte offset in the pattern, for messages
 };
 
 using NodePtr = std::unique_ptr<Node>;

@@ -11,7 +11,8 @@ using regex::Node;
 using regex::NodeKind;
 
 std::string byte_text(int c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ' ') return std::string(1, static_cast<char>(c));
+  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ' ')
+    return std::string(1, static_cast<char>(c));
   char buf[8];
   std::snprintf(buf, sizeof buf, "\\x%02x", c);
   return buf;
@@ -47,9 +48,12 @@ std::string atom(const Node &n) {
 
 std::string text(const Node &n) {
   switch (n.kind) {
-    case NodeKind::kEmpty: return "";
-    case NodeKind::kBytes: return bytes_text(n.bytes);
-    case NodeKind::kGroup: return "(?:" + text(*n.kids[0]) + ")";
+    case NodeKind::kEmpty:
+      return "";
+    case NodeKind::kBytes:
+      return bytes_text(n.bytes);
+    case NodeKind::kGroup:
+      return "(?:" + text(*n.kids[0]) + ")";
     case NodeKind::kAlt: {
       std::string out = "(?:";
       for (size_t i = 0; i < n.kids.size(); i++) out += (i ? "|" : "") + text(*n.kids[i]);
@@ -71,10 +75,14 @@ std::string text(const Node &n) {
     }
     case NodeKind::kAssert:
       switch (n.assertion) {
-        case regex::AssertKind::kLineStart: return "^";
-        case regex::AssertKind::kLineEnd: return "$";
-        case regex::AssertKind::kWordBoundary: return "\\b";
-        case regex::AssertKind::kNotWordBoundary: return "\\B";
+        case regex::AssertKind::kLineStart:
+          return "^";
+        case regex::AssertKind::kLineEnd:
+          return "$";
+        case regex::AssertKind::kWordBoundary:
+          return "\\b";
+        case regex::AssertKind::kNotWordBoundary:
+          return "\\B";
       }
   }
   return "";

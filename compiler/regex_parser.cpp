@@ -177,8 +177,10 @@ class Parser {
     size_t at = i_;
     unsigned char c = peek();
     switch (c) {
-      case '(': return parse_group();
-      case '[': return parse_class();
+      case '(':
+        return parse_group();
+      case '[':
+        return parse_class();
       case '.': {
         i_++;
         ByteSet s;
@@ -188,18 +190,27 @@ class Parser {
         n->bytes = s;
         return n;
       }
-      case '^': case '$': {
+      case '^':
+      case '$': {
         i_++;
         auto n = make(NodeKind::kAssert, at);
         n->assertion = c == '^' ? AssertKind::kLineStart : AssertKind::kLineEnd;
         return n;
       }
-      case '*': case '+': case '?': fail(at, "nothing to repeat before this quantifier");
-      case '{': fail(at, "nothing to repeat before '{'; write \\{ for a literal brace");
-      case '}': fail(at, "unmatched '}'; write \\} for a literal brace");
-      case ']': fail(at, "unmatched ']'; write \\] for a literal bracket");
-      case '\\': return parse_escape();
-      case '\n': fail(at, "a line never contains a newline; use $ for the end of the line");
+      case '*':
+      case '+':
+      case '?':
+        fail(at, "nothing to repeat before this quantifier");
+      case '{':
+        fail(at, "nothing to repeat before '{'; write \\{ for a literal brace");
+      case '}':
+        fail(at, "unmatched '}'; write \\} for a literal brace");
+      case ']':
+        fail(at, "unmatched ']'; write \\] for a literal bracket");
+      case '\\':
+        return parse_escape();
+      case '\n':
+        fail(at, "a line never contains a newline; use $ for the end of the line");
       default: {
         i_++;
         ByteSet s;
@@ -262,24 +273,42 @@ class Parser {
   // Escapes valid both inside and outside classes that stand for a set.
   bool class_escape(unsigned char e, ByteSet *out) {
     switch (e) {
-      case 'd': *out = digit_set(); return true;
-      case 'D': *out = negate(digit_set()); return true;
-      case 'w': *out = word_set(); return true;
-      case 'W': *out = negate(word_set()); return true;
-      case 's': *out = space_set(); return true;
-      case 'S': *out = negate(space_set()); return true;
-      default: return false;
+      case 'd':
+        *out = digit_set();
+        return true;
+      case 'D':
+        *out = negate(digit_set());
+        return true;
+      case 'w':
+        *out = word_set();
+        return true;
+      case 'W':
+        *out = negate(word_set());
+        return true;
+      case 's':
+        *out = space_set();
+        return true;
+      case 'S':
+        *out = negate(space_set());
+        return true;
+      default:
+        return false;
     }
   }
 
   // Single-byte escapes; returns -1 if `e` is not one. Reads \xHH itself.
   int char_escape(size_t at, unsigned char e) {
     switch (e) {
-      case 't': return '\t';
-      case 'n': fail(at, "a line never contains \\n (lines are split on it); use $ for the end of the line");
-      case 'r': return '\r';
-      case 'f': return '\f';
-      case 'v': return '\v';
+      case 't':
+        return '\t';
+      case 'n':
+        fail(at, "a line never contains \\n (lines are split on it); use $ for the end of the line");
+      case 'r':
+        return '\r';
+      case 'f':
+        return '\f';
+      case 'v':
+        return '\v';
       case 'x': {
         auto hex = [](unsigned char h) -> int {
           if (h >= '0' && h <= '9') return h - '0';
@@ -394,10 +423,15 @@ Regex parse(std::string_view pattern) {
 
 int min_length(const Node &n) {
   switch (n.kind) {
-    case NodeKind::kEmpty: case NodeKind::kAssert: return 0;
-    case NodeKind::kBytes: return 1;
-    case NodeKind::kGroup: return min_length(*n.kids[0]);
-    case NodeKind::kRepeat: return n.min * min_length(*n.kids[0]);
+    case NodeKind::kEmpty:
+    case NodeKind::kAssert:
+      return 0;
+    case NodeKind::kBytes:
+      return 1;
+    case NodeKind::kGroup:
+      return min_length(*n.kids[0]);
+    case NodeKind::kRepeat:
+      return n.min * min_length(*n.kids[0]);
     case NodeKind::kConcat: {
       int sum = 0;
       for (const auto &k : n.kids) sum += min_length(*k);

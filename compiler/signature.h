@@ -20,16 +20,28 @@ struct SourcePos {
   int line = 0, col = 0;  // 1-based
 };
 
-struct Symptom { std::string observe, why; };
-struct CommandLine { std::string run, explain; SourcePos pos; };
-struct Verification { std::string run, expect; SourcePos pos; };
-struct Reference { std::string title, url; };
-struct VersionScope { std::string component, range, note; };
+struct Symptom {
+  std::string observe, why;
+};
+struct CommandLine {
+  std::string run, explain;
+  SourcePos pos;
+};
+struct Verification {
+  std::string run, expect;
+  SourcePos pos;
+};
+struct Reference {
+  std::string title, url;
+};
+struct VersionScope {
+  std::string component, range, note;
+};
 
 struct PatternDef {
   std::string name, regex, source;
-  SourcePos pos;                 // of the regex scalar
-  int regex_col_offset = 0;      // columns between pos.col and the regex's first byte (the quote)
+  SourcePos pos;             // of the regex scalar
+  int regex_col_offset = 0;  // columns between pos.col and the regex's first byte (the quote)
   // Filled by compilation:
   regex::Regex parsed;
   Program program;
@@ -48,8 +60,8 @@ struct NoMatchTest {
 };
 
 struct Signature {
-  std::string file;       // path as given, for diagnostics
-  std::string rel_path;   // relative to the signatures root, stored in the pack
+  std::string file;      // path as given, for diagnostics
+  std::string rel_path;  // relative to the signatures root, stored in the pack
   SourcePos id_pos;
   std::string id, title, category, type;
   bool deprecated = false;

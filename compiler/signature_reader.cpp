@@ -22,9 +22,9 @@ namespace {
 
 // Fields a signature may have; anything else is a typo worth an error.
 const std::set<std::string> kKnownKeys = {
-    "id", "deprecated", "title", "category", "type", "tags", "severity", "affects", "versions", "summary",
-    "mechanism", "symptoms", "confirm", "root_cause", "fix", "verify", "prevention", "fingerprint", "references",
-    "related", "action", "role", "causes", "patterns", "condition", "tests",
+    "id",         "deprecated", "title",    "category", "type",       "tags",     "severity",  "affects",    "versions",
+    "summary",    "mechanism",  "symptoms", "confirm",  "root_cause", "fix",      "verify",    "prevention", "fingerprint",
+    "references", "related",    "action",   "role",     "causes",     "patterns", "condition", "tests",
 };
 
 // Names a fix or verify command may use besides the entry's captures: the
@@ -83,7 +83,8 @@ class FileReader {
     trimmed.erase(0, trimmed.find_first_not_of(" \t\n"));
     trimmed.erase(trimmed.find_last_not_of(" \t\n") + 1);
     static const std::set<std::string> placeholders = {"", "...", "TODO", "TBD", "FIXME", "XXX", "N/A", "tbd", "todo"};
-    if (placeholders.count(trimmed)) error(n, "field '" + key + "' is empty or a placeholder");
+    if (placeholders.count(trimmed))
+      error(n, "field '" + key + "' is empty or a placeholder");
     else if (trimmed.find("TODO") != std::string::npos || trimmed.find("FIXME") != std::string::npos)
       error(n, "field '" + key + "' contains a TODO/FIXME");
   }
@@ -107,7 +108,8 @@ class FileReader {
       out.push_back(item.as<std::string>());
       check_not_placeholder(item, key, out.back());
     }
-    if (out.size() < min_items) error(v, std::string("field '") + key + "' needs at least " + std::to_string(min_items) + " item(s)");
+    if (out.size() < min_items)
+      error(v, std::string("field '") + key + "' needs at least " + std::to_string(min_items) + " item(s)");
     return out;
   }
 
@@ -176,7 +178,8 @@ class FileReader {
     static const std::regex id_re("[a-z0-9]+(-[a-z0-9]+)*");
     fs::path p(rel_path);
     if (!id.empty() && !std::regex_match(id, id_re)) error(doc["id"], "id must be lower-case kebab-case");
-    if (!id.empty() && p.stem().string() != id) error(doc["id"], "id '" + id + "' differs from the file name '" + p.filename().string() + "'");
+    if (!id.empty() && p.stem().string() != id)
+      error(doc["id"], "id '" + id + "' differs from the file name '" + p.filename().string() + "'");
     return id;
   }
 
@@ -189,9 +192,12 @@ class FileReader {
     char quote = raw[i] == '\'' || raw[i] == '"' ? raw[i] : 0;
     if (quote) i++;
     for (size_t k = 0; k < index && i < raw.size(); k++) {
-      if (quote == '\'' && raw[i] == '\'' && i + 1 < raw.size() && raw[i + 1] == '\'') i += 2;
-      else if (quote == '"' && raw[i] == '\\') i += 2;
-      else i++;
+      if (quote == '\'' && raw[i] == '\'' && i + 1 < raw.size() && raw[i + 1] == '\'')
+        i += 2;
+      else if (quote == '"' && raw[i] == '\\')
+        i += 2;
+      else
+        i++;
     }
     return static_cast<int>(i) + 1;
   }
@@ -261,7 +267,8 @@ void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
   for (const auto &p : s->patterns)
     for (const auto &n : p.parsed.capture_names) capture_names.insert(n);
   YAML::Node m = tests["match"], nm = tests["no_match"];
-  if (!m || !m.IsSequence()) error(tests, "'tests.match' must be a list of lines");
+  if (!m || !m.IsSequence())
+    error(tests, "'tests.match' must be a list of lines");
   else
     for (const auto &item : m) {
       MatchTest t;
@@ -272,7 +279,8 @@ void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
         t.line = item["line"].as<std::string>();
         t.pos = pos(item["line"]);
         if (YAML::Node caps = item["captures"]) {
-          if (!caps.IsMap()) error(caps, "'captures' must map capture names to expected text");
+          if (!caps.IsMap())
+            error(caps, "'captures' must map capture names to expected text");
           else
             for (const auto &kv : caps) {
               std::string name = kv.first.as<std::string>();
@@ -287,7 +295,8 @@ void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
       if (t.line.find('\n') != std::string::npos) error(item, "a test line must not contain a newline");
       s->must_match.push_back(std::move(t));
     }
-  if (!nm || !nm.IsSequence()) error(tests, "'tests.no_match' must be a list of lines");
+  if (!nm || !nm.IsSequence())
+    error(tests, "'tests.no_match' must be a list of lines");
   else
     for (const auto &item : nm) {
       if (!item.IsScalar()) {
@@ -305,7 +314,9 @@ void FileReader::check_placeholders(const Signature &s, const std::string &run, 
   for (size_t i = 0; i < run.size(); i++) {
     if (run[i] != '{' || (i > 0 && run[i - 1] == '$')) continue;
     size_t j = i + 1;
-    while (j < run.size() && (std::islower(static_cast<unsigned char>(run[j])) || std::isdigit(static_cast<unsigned char>(run[j])) || run[j] == '_')) j++;
+    while (j < run.size() && (std::islower(static_cast<unsigned char>(run[j])) ||
+                              std::isdigit(static_cast<unsigned char>(run[j])) || run[j] == '_'))
+      j++;
     if (j == i + 1 || j >= run.size() || run[j] != '}' || std::isdigit(static_cast<unsigned char>(run[i + 1]))) continue;
     std::string name = run.substr(i + 1, j - i - 1);
     if (!known.count(name)) error(p, "placeholder {" + name + "} is neither a capture of this entry nor one of {rank}, {host}");
@@ -349,20 +360,26 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
   check_keys(doc, kKnownKeys, "a signature");
   fs::path p(rel_path);
   if (YAML::Node d = doc["deprecated"]) {
-    if (!d.IsScalar() || (d.as<std::string>() != "true" && d.as<std::string>() != "false")) error(d, "'deprecated' must be true or false");
-    else s->deprecated = d.as<std::string>() == "true";
+    if (!d.IsScalar() || (d.as<std::string>() != "true" && d.as<std::string>() != "false"))
+      error(d, "'deprecated' must be true or false");
+    else
+      s->deprecated = d.as<std::string>() == "true";
   }
   s->title = text(doc, "title");
   s->category = closed_word(doc, "category", taxonomy::categories());
   std::string folder = p.has_parent_path() ? p.parent_path().filename().string() : "";
-  if (!s->category.empty() && folder != s->category) error(doc["category"], "category '" + s->category + "' but the file is in folder '" + folder + "'");
+  if (!s->category.empty() && folder != s->category)
+    error(doc["category"], "category '" + s->category + "' but the file is in folder '" + folder + "'");
   s->type = closed_word(doc, "type", taxonomy::types());
   s->tags = text_list(doc, "tags", 1);
   s->severity = closed_word(doc, "severity", taxonomy::severities());
   s->affects = text_list(doc, "affects", 1);
-  map_list(doc, "versions", 0, [&](const YAML::Node &v) {
-    s->versions.push_back(VersionScope{text(v, "component"), text(v, "range"), text(v, "note", false)});
-  }, false);
+  map_list(
+      doc, "versions", 0,
+      [&](const YAML::Node &v) {
+        s->versions.push_back(VersionScope{text(v, "component"), text(v, "range"), text(v, "note", false)});
+      },
+      false);
   s->summary = text(doc, "summary");
   s->mechanism = text(doc, "mechanism");
   map_list(doc, "symptoms", 1, [&](const YAML::Node &v) { s->symptoms.push_back(Symptom{text(v, "observe"), text(v, "why")}); });
@@ -370,16 +387,21 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
   s->root_cause = text(doc, "root_cause");
   if (YAML::Node fix = doc["fix"]; fix && fix.IsMap()) {
     s->fix_steps = text_list(fix, "steps", 1);
-    map_list(fix, "commands", 1, [&](const YAML::Node &c) { s->fix_commands.push_back(CommandLine{text(c, "run"), text(c, "explain"), pos(c["run"])}); });
+    map_list(fix, "commands", 1, [&](const YAML::Node &c) {
+      s->fix_commands.push_back(CommandLine{text(c, "run"), text(c, "explain"), pos(c["run"])});
+    });
   } else {
     error(fix ? fix : doc, "'fix' must be a map with 'steps' and 'commands'");
   }
-  map_list(doc, "verify", 1, [&](const YAML::Node &c) { s->verify.push_back(Verification{text(c, "run"), text(c, "expect"), pos(c["run"])}); });
+  map_list(doc, "verify", 1, [&](const YAML::Node &c) {
+    s->verify.push_back(Verification{text(c, "run"), text(c, "expect"), pos(c["run"])});
+  });
   s->prevention = text_list(doc, "prevention", 1);
   s->fingerprint = text(doc, "fingerprint");
   map_list(doc, "references", 1, [&](const YAML::Node &r) {
     Reference ref{text(r, "title"), text(r, "url")};
-    if (!ref.url.empty() && ref.url.rfind("https://", 0) != 0 && ref.url.rfind("http://", 0) != 0) error(r["url"], "reference url must be an http(s) URL");
+    if (!ref.url.empty() && ref.url.rfind("https://", 0) != 0 && ref.url.rfind("http://", 0) != 0)
+      error(r["url"], "reference url must be an http(s) URL");
     s->references.push_back(ref);
   });
   s->related = text_list(doc, "related", 0);
@@ -479,9 +501,12 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
   }
   auto check_refs = [&](const Signature &s, const std::vector<std::string> &ids, SourcePos p, const char *field) {
     for (const auto &id : ids) {
-      if (id == s.id) diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names the entry itself", ""});
+      if (id == s.id)
+        diags->error(
+            Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names the entry itself", ""});
       else if (!by_id.count(id))
-        diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names '" + id + "', which no signature defines", ""});
+        diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id,
+                                std::string(field) + " names '" + id + "', which no signature defines", ""});
     }
   };
   for (const auto &s : sigs) {

@@ -71,8 +71,10 @@ TestSummary run_framing_tests(const std::vector<Framing> &framings, const PackVi
       }
       for (const auto &[name, want] : t.captures) {
         auto it = fields.find(name);
-        if (it == fields.end()) fail(t.pos, "frame field '" + name + "' is unset, expected " + quote(want));
-        else if (it->second != want) fail(t.pos, "frame field '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
+        if (it == fields.end())
+          fail(t.pos, "frame field '" + name + "' is unset, expected " + quote(want));
+        else if (it->second != want)
+          fail(t.pos, "frame field '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
       }
     }
     for (const auto &t : f.must_not_match) {
@@ -102,7 +104,8 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
       bool hit = false;
       for (const auto &[p, f] : m.patterns) {
         if (p < e->first_pattern() || p >= e->first_pattern() + e->pattern_count()) continue;
-        if (!hit && fields) *fields = f;
+        if (!hit && fields)
+          *fields = f;
         else if (fields)
           for (const auto &kv : f) fields->emplace(kv.first, kv.second);
         hit = true;
@@ -134,8 +137,10 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
       }
       for (const auto &[name, want] : t.captures) {
         auto it = fields.find(name);
-        if (it == fields.end()) fail(t.pos, "capture '" + name + "' is unset, expected " + quote(want));
-        else if (it->second != want) fail(t.pos, "capture '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
+        if (it == fields.end())
+          fail(t.pos, "capture '" + name + "' is unset, expected " + quote(want));
+        else if (it->second != want)
+          fail(t.pos, "capture '" + name + "' is " + quote(it->second) + ", expected " + quote(want));
       }
     }
     for (const auto &t : s.must_not_match) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "match/pack_reader.h"
 #include "diagnostic.h"
+#include "match/pack_reader.h"
 #include "signature.h"
 
 namespace faultline {

@@ -6,20 +6,48 @@ namespace faultline::taxonomy {
 // rename or remove one: packs, reports and labels refer to them by name.
 const std::vector<std::string_view> &types() {
   static const std::vector<std::string_view> v = {
-      "rdzv_timeout", "rdzv_connection", "rdzv_closed", "port_in_use", "nccl_timeout", "nccl_network_config",
-      "nccl_ib_error", "nccl_system_error", "nccl_remote_error", "nccl_invalid_usage", "collective_mismatch",
-      "gloo_error", "cuda_oom", "host_oom", "shm_exhausted", "dataloader_worker_died", "cuda_illegal_access",
-      "device_assert", "cuda_lib_error", "gpu_hardware", "cuda_setup", "numerical_instability", "ddp_unused_params",
-      "autograd_error", "dtype_device_mismatch", "shape_mismatch", "checkpoint_error", "disk_full", "storage_io",
-      "dependency_mismatch", "config_error", "preemption_or_timelimit", "segfault", "other",
+      "rdzv_timeout",
+      "rdzv_connection",
+      "rdzv_closed",
+      "port_in_use",
+      "nccl_timeout",
+      "nccl_network_config",
+      "nccl_ib_error",
+      "nccl_system_error",
+      "nccl_remote_error",
+      "nccl_invalid_usage",
+      "collective_mismatch",
+      "gloo_error",
+      "cuda_oom",
+      "host_oom",
+      "shm_exhausted",
+      "dataloader_worker_died",
+      "cuda_illegal_access",
+      "device_assert",
+      "cuda_lib_error",
+      "gpu_hardware",
+      "cuda_setup",
+      "numerical_instability",
+      "ddp_unused_params",
+      "autograd_error",
+      "dtype_device_mismatch",
+      "shape_mismatch",
+      "checkpoint_error",
+      "disk_full",
+      "storage_io",
+      "dependency_mismatch",
+      "config_error",
+      "preemption_or_timelimit",
+      "segfault",
+      "other",
   };
   return v;
 }
 
 const std::vector<std::string_view> &categories() {
   static const std::vector<std::string_view> v = {
-      "network", "memory", "cuda", "hardware", "numerics", "launcher", "storage",
-      "config", "dependency", "checkpoint", "code", "scheduler", "data", "process",
+      "network", "memory",     "cuda",       "hardware", "numerics",  "launcher", "storage",
+      "config",  "dependency", "checkpoint", "code",     "scheduler", "data",     "process",
   };
   return v;
 }

@@ -45,13 +45,13 @@
 #include <stdint.h>
 
 #if defined(_WIN32)
-#  if defined(FAULTLINE_BUILDING)
-#    define FL_API __declspec(dllexport)
-#  else
-#    define FL_API __declspec(dllimport)
-#  endif
+#if defined(FAULTLINE_BUILDING)
+#define FL_API __declspec(dllexport)
 #else
-#  define FL_API __attribute__((visibility("default")))
+#define FL_API __declspec(dllimport)
+#endif
+#else
+#define FL_API __attribute__((visibility("default")))
 #endif
 
 #ifdef __cplusplus
@@ -87,15 +87,15 @@ FL_API const char *fl_version_string(void);
 
 typedef int32_t fl_status;
 
-#define FL_OK 0                   /* success */
-#define FL_E_INVALID_ARG (-1)     /* NULL where a value is required, bad option size, misaligned memory */
-#define FL_E_NOMEM (-2)           /* an allocation failed; nothing was leaked */
-#define FL_E_IO (-3)              /* a file could not be opened, read or mapped */
-#define FL_E_NOT_A_PACK (-4)      /* the bytes do not start with the pack magic "FLPK" */
-#define FL_E_PACK_VERSION (-5)    /* the pack's format major differs from FL_PACK_FORMAT_MAJOR */
-#define FL_E_PACK_CORRUPT (-6)    /* length, hash, structure or an index of the pack is wrong */
-#define FL_E_SCANNER_IN_USE (-7)  /* the scanner is already in a call (another thread, or a callback) */
-#define FL_E_STOPPED (-8)         /* a callback returned nonzero; the scanner can go on being fed */
+#define FL_OK 0                  /* success */
+#define FL_E_INVALID_ARG (-1)    /* NULL where a value is required, bad option size, misaligned memory */
+#define FL_E_NOMEM (-2)          /* an allocation failed; nothing was leaked */
+#define FL_E_IO (-3)             /* a file could not be opened, read or mapped */
+#define FL_E_NOT_A_PACK (-4)     /* the bytes do not start with the pack magic "FLPK" */
+#define FL_E_PACK_VERSION (-5)   /* the pack's format major differs from FL_PACK_FORMAT_MAJOR */
+#define FL_E_PACK_CORRUPT (-6)   /* length, hash, structure or an index of the pack is wrong */
+#define FL_E_SCANNER_IN_USE (-7) /* the scanner is already in a call (another thread, or a callback) */
+#define FL_E_STOPPED (-8)        /* a callback returned nonzero; the scanner can go on being fed */
 
 /**
  * Static text for a status ("ok", "pack is corrupt", ...). Never NULL, never
@@ -132,12 +132,13 @@ typedef struct fl_pack fl_pack;
  * fields and flags must be 0. Anything else: FL_E_INVALID_ARG.
  */
 typedef struct fl_pack_options {
-  uint32_t struct_size;            /* sizeof(fl_pack_options): set by FL_PACK_OPTIONS_INIT */
-  uint32_t flags;                  /* reserved: 0 */
-  const fl_allocator *allocator;   /* NULL: malloc/free */
+  uint32_t struct_size;          /* sizeof(fl_pack_options): set by FL_PACK_OPTIONS_INIT */
+  uint32_t flags;                /* reserved: 0 */
+  const fl_allocator *allocator; /* NULL: malloc/free */
 } fl_pack_options;
 
-#define FL_PACK_OPTIONS_INIT { (uint32_t)sizeof(fl_pack_options), 0u, NULL }
+#define FL_PACK_OPTIONS_INIT \
+  { (uint32_t)sizeof(fl_pack_options), 0u, NULL }
 
 /**
  * Initializes `opts` (of `size` bytes, normally sizeof *opts) to defaults.
@@ -171,8 +172,8 @@ FL_API fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts
  * @return as fl_pack_open_file, but never FL_E_IO.
  * Thread-safety: always safe.  Since: 0.1
  */
-FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_options *opts, fl_pack **out,
-                                     char *errbuf, size_t errbuf_size);
+FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_options *opts, fl_pack **out, char *errbuf,
+                                     size_t errbuf_size);
 
 /**
  * Opens the default pack embedded in the library at build time (compiled
@@ -190,17 +191,17 @@ FL_API void fl_pack_free(fl_pack *pack);
 
 /** What a pack blob says about itself (fl_pack_info). */
 typedef struct fl_pack_info {
-  uint32_t struct_size;        /* set by the caller: sizeof(fl_pack_info) */
+  uint32_t struct_size; /* set by the caller: sizeof(fl_pack_info) */
   uint16_t format_major;
   uint16_t format_minor;
   uint64_t total_bytes;
-  uint64_t content_hash;       /* XXH64 of the content, as stored in the header */
+  uint64_t content_hash; /* XXH64 of the content, as stored in the header */
   uint32_t entry_count;
   uint32_t pattern_count;
   uint32_t dfa_count;
-  uint32_t content_valid;      /* 1 if the whole pack verified (needs 8-byte aligned bytes): strings below filled */
-  char pack_version[32];       /* "" unless content_valid */
-  char compiler_version[32];   /* "" unless content_valid */
+  uint32_t content_valid;    /* 1 if the whole pack verified (needs 8-byte aligned bytes): strings below filled */
+  char pack_version[32];     /* "" unless content_valid */
+  char compiler_version[32]; /* "" unless content_valid */
 } fl_pack_info;
 
 /**
@@ -227,8 +228,8 @@ FL_API const char *fl_pack_entry_category(const fl_pack *pack, uint32_t index);
 /** Index of the entry with id `id`, or UINT32_MAX when the pack has none.  Since: 0.1 */
 FL_API uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id);
 
-#define FL_PAGE_TEXT 0      /* plain text for a terminal */
-#define FL_PAGE_MARKDOWN 1  /* Markdown */
+#define FL_PAGE_TEXT 0     /* plain text for a terminal */
+#define FL_PAGE_MARKDOWN 1 /* Markdown */
 
 /**
  * Renders entry `index` as a readable encyclopedia page (summary, mechanism,
@@ -250,40 +251,41 @@ FL_API const char *fl_pack_version(const fl_pack *pack);
 typedef struct fl_scanner fl_scanner;
 
 typedef struct fl_scanner_options {
-  uint32_t struct_size;            /* sizeof(fl_scanner_options): set by FL_SCANNER_OPTIONS_INIT */
-  uint32_t flags;                  /* reserved: 0 */
-  uint32_t max_line_bytes;         /* 0 = 65536; longer lines are matched on their first part and flagged */
-  uint32_t reserved;               /* reserved: 0 */
-  const fl_allocator *allocator;   /* NULL: malloc/free */
+  uint32_t struct_size;          /* sizeof(fl_scanner_options): set by FL_SCANNER_OPTIONS_INIT */
+  uint32_t flags;                /* reserved: 0 */
+  uint32_t max_line_bytes;       /* 0 = 65536; longer lines are matched on their first part and flagged */
+  uint32_t reserved;             /* reserved: 0 */
+  const fl_allocator *allocator; /* NULL: malloc/free */
 } fl_scanner_options;
 
-#define FL_SCANNER_OPTIONS_INIT { (uint32_t)sizeof(fl_scanner_options), 0u, 0u, 0u, NULL }
+#define FL_SCANNER_OPTIONS_INIT \
+  { (uint32_t)sizeof(fl_scanner_options), 0u, 0u, 0u, NULL }
 
 /** As fl_pack_options_init.  Since: 0.1 */
 FL_API fl_status fl_scanner_options_init(fl_scanner_options *opts, size_t size);
 
 /** One named field a pattern captured. */
 typedef struct fl_capture {
-  const char *name;    /* owned by the pack */
-  const char *value;   /* points into the line: valid only during the callback; not NUL-terminated */
+  const char *name;  /* owned by the pack */
+  const char *value; /* points into the line: valid only during the callback; not NUL-terminated */
   size_t value_len;
 } fl_capture;
 
-#define FL_EVENT_LINE_TRUNCATED 1u  /* the line was longer than max_line_bytes; its first part was matched */
+#define FL_EVENT_LINE_TRUNCATED 1u /* the line was longer than max_line_bytes; its first part was matched */
 
 /** A pattern matched a line. Valid only during the callback. */
 typedef struct fl_event {
-  uint32_t struct_size;        /* sizeof(fl_event) of the library: fields are only appended */
-  uint32_t flags;              /* FL_EVENT_* bits */
-  uint32_t entry;              /* entry index in the pack */
-  uint32_t pattern_index;      /* pattern index in the pack */
-  const char *entry_id;        /* owned by the pack */
-  const char *pattern;         /* pattern name, owned by the pack */
-  uint64_t line_number;        /* 1-based; '\n', "\r\n" and a bare '\r' each end a line */
-  uint64_t byte_offset;        /* offset of the line's first byte in the stream */
-  const char *line;            /* the matched text (ANSI escapes removed): valid during the callback */
+  uint32_t struct_size;   /* sizeof(fl_event) of the library: fields are only appended */
+  uint32_t flags;         /* FL_EVENT_* bits */
+  uint32_t entry;         /* entry index in the pack */
+  uint32_t pattern_index; /* pattern index in the pack */
+  const char *entry_id;   /* owned by the pack */
+  const char *pattern;    /* pattern name, owned by the pack */
+  uint64_t line_number;   /* 1-based; '\n', "\r\n" and a bare '\r' each end a line */
+  uint64_t byte_offset;   /* offset of the line's first byte in the stream */
+  const char *line;       /* the matched text (ANSI escapes removed): valid during the callback */
   size_t line_len;
-  const fl_capture *captures;  /* capture_count fields set by the pattern: valid during the callback */
+  const fl_capture *captures; /* capture_count fields set by the pattern: valid during the callback */
   uint32_t capture_count;
   /* Where the line comes from, read from its prefix by the pack's framing
      formats (torchrun "[rank3]:", srun --label, NCCL "host:pid:tid [dev]",
@@ -295,7 +297,7 @@ typedef struct fl_event {
   int64_t device;
   const char *host;
   size_t host_len;
-  const char *time;            /* the timestamp as printed */
+  const char *time; /* the timestamp as printed */
   size_t time_len;
 } fl_event;
 
@@ -335,13 +337,13 @@ FL_API fl_status fl_scanner_finish(fl_scanner *scanner, fl_event_fn fn, void *ct
 
 /** Counters since the scanner was created (over all its streams). */
 typedef struct fl_scanner_stats {
-  uint32_t struct_size;        /* set by the caller: sizeof(fl_scanner_stats) */
+  uint32_t struct_size; /* set by the caller: sizeof(fl_scanner_stats) */
   uint32_t reserved;
-  uint64_t bytes;              /* fed so far */
-  uint64_t lines;              /* completed lines */
-  uint64_t truncated_lines;    /* lines longer than max_line_bytes */
-  uint64_t events;             /* matches reported */
-  uint64_t candidate_lines;    /* lines that held a key of the literal filter and ran the DFAs */
+  uint64_t bytes;           /* fed so far */
+  uint64_t lines;           /* completed lines */
+  uint64_t truncated_lines; /* lines longer than max_line_bytes */
+  uint64_t events;          /* matches reported */
+  uint64_t candidate_lines; /* lines that held a key of the literal filter and ran the DFAs */
 } fl_scanner_stats;
 
 /** Fills `stats`. @return FL_OK or FL_E_INVALID_ARG.  Since: 0.1 */
@@ -358,7 +360,6 @@ FL_API const char *fl_scanner_errmsg(const fl_scanner *scanner);
 
 /** Frees a scanner. NULL is a no-op.  Since: 0.1 */
 FL_API void fl_scanner_free(fl_scanner *scanner);
-
 
 /* ---- Diagnosis ---------------------------------------------------------- */
 
@@ -391,14 +392,15 @@ FL_API void fl_scanner_free(fl_scanner *scanner);
 typedef struct fl_diagnoser fl_diagnoser;
 
 typedef struct fl_diagnoser_options {
-  uint32_t struct_size;            /* sizeof(fl_diagnoser_options): set by FL_DIAGNOSER_OPTIONS_INIT */
-  uint32_t flags;                  /* reserved: 0 */
-  uint32_t max_line_bytes;         /* as fl_scanner_options; 0 = 65536 */
-  uint32_t reserved;               /* reserved: 0 */
-  const fl_allocator *allocator;   /* NULL: malloc/free */
+  uint32_t struct_size;          /* sizeof(fl_diagnoser_options): set by FL_DIAGNOSER_OPTIONS_INIT */
+  uint32_t flags;                /* reserved: 0 */
+  uint32_t max_line_bytes;       /* as fl_scanner_options; 0 = 65536 */
+  uint32_t reserved;             /* reserved: 0 */
+  const fl_allocator *allocator; /* NULL: malloc/free */
 } fl_diagnoser_options;
 
-#define FL_DIAGNOSER_OPTIONS_INIT { (uint32_t)sizeof(fl_diagnoser_options), 0u, 0u, 0u, NULL }
+#define FL_DIAGNOSER_OPTIONS_INIT \
+  { (uint32_t)sizeof(fl_diagnoser_options), 0u, 0u, 0u, NULL }
 
 /** As fl_pack_options_init.  Since: 0.1 */
 FL_API fl_status fl_diagnoser_options_init(fl_diagnoser_options *opts, size_t size);
@@ -450,10 +452,10 @@ FL_API fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_
  */
 FL_API fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t len);
 
-#define FL_REPORT_JSON 0        /* the JSON report, schema "faultline.report/1" (libcore/report/REPORT.md) */
-#define FL_REPORT_TEXT 1        /* the human report */
-#define FL_REPORT_TEXT_COLOR 2  /* the human report with ANSI colors */
-#define FL_REPORT_SUMMARY 3     /* one line, at most 1 KiB: "failure: ID (type) on rank R host H; action A" */
+#define FL_REPORT_JSON 0       /* the JSON report, schema "faultline.report/1" (libcore/report/REPORT.md) */
+#define FL_REPORT_TEXT 1       /* the human report */
+#define FL_REPORT_TEXT_COLOR 2 /* the human report with ANSI colors */
+#define FL_REPORT_SUMMARY 3    /* one line, at most 1 KiB: "failure: ID (type) on rank R host H; action A" */
 
 /**
  * Diagnoses the evidence so far (ends the current source) and renders the
@@ -465,22 +467,22 @@ FL_API fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **t
 
 #define FL_VERDICT_NO_FAILURE 0
 #define FL_VERDICT_FAILURE 1
-#define FL_VERDICT_INCONCLUSIVE 2  /* a failure, but its cause is not in these logs (only collateral) */
+#define FL_VERDICT_INCONCLUSIVE 2 /* a failure, but its cause is not in these logs (only collateral) */
 
 /** The decision in numbers, for launchers that do not parse JSON. */
 typedef struct fl_diagnosis {
-  uint32_t struct_size;        /* set by the caller: sizeof(fl_diagnosis) */
-  int32_t verdict;             /* FL_VERDICT_* */
-  uint32_t entry;              /* root entry index in the pack; UINT32_MAX: none or unknown */
-  uint32_t retry;              /* 1 if the launcher may retry (after excluding the host if so advised) */
-  int64_t rank;                /* initiating rank, -1 unknown */
-  double confidence;           /* 0..1 */
-  char action[32];             /* "retry", "exclude-node-and-retry", "fix-code", ..., "investigate", "none" */
-  char host[128];              /* initiating host, "" unknown */
-  char fingerprint[32];        /* "fp1:<16 hex>", "" for no-failure */
-  char template_text[256];     /* unknown failures: what the fingerprint hashes (numbers, hex, paths normalized); else "" */
-  char source[256];            /* the source (file name) holding the root's line; "" when none */
-  uint64_t line;               /* the root's line number in it (1-based); 0 when none */
+  uint32_t struct_size;    /* set by the caller: sizeof(fl_diagnosis) */
+  int32_t verdict;         /* FL_VERDICT_* */
+  uint32_t entry;          /* root entry index in the pack; UINT32_MAX: none or unknown */
+  uint32_t retry;          /* 1 if the launcher may retry (after excluding the host if so advised) */
+  int64_t rank;            /* initiating rank, -1 unknown */
+  double confidence;       /* 0..1 */
+  char action[32];         /* "retry", "exclude-node-and-retry", "fix-code", ..., "investigate", "none" */
+  char host[128];          /* initiating host, "" unknown */
+  char fingerprint[32];    /* "fp1:<16 hex>", "" for no-failure */
+  char template_text[256]; /* unknown failures: what the fingerprint hashes (numbers, hex, paths normalized); else "" */
+  char source[256];        /* the source (file name) holding the root's line; "" when none */
+  uint64_t line;           /* the root's line number in it (1-based); 0 when none */
 } fl_diagnosis;
 
 /** Diagnoses like fl_diagnoser_report and fills `out`. @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM. Since: 0.1 */

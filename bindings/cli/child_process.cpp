@@ -1,14 +1,15 @@
 // Starting, signalling and reaping the command of `faultline run`.
 #include "child_process.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <initializer_list>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace cli {
 
@@ -38,8 +39,10 @@ void on_sigchld(int) {
 void install_handlers(struct sigaction (&saved)[kSignalCount]) {
   for (int k = 0; k < kSignalCount; k++) {
     struct sigaction sa {};
-    if (kSignals[k] == SIGCHLD) sa.sa_handler = on_sigchld;
-    else sa.sa_sigaction = forward;
+    if (kSignals[k] == SIGCHLD)
+      sa.sa_handler = on_sigchld;
+    else
+      sa.sa_sigaction = forward;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART | (kSignals[k] == SIGCHLD ? SA_NOCLDSTOP : SA_SIGINFO);
     sigaction(kSignals[k], &sa, &saved[k]);

@@ -1,14 +1,15 @@
 // diagnose, partial, merge: the diagnosis commands.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <mutex>
-#include <thread>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
-#include <unistd.h>
+#include <thread>
 #include <vector>
 
 #include "commands.h"
@@ -27,7 +28,7 @@ struct Options {
   std::string pack_path;
   std::string output;
   std::vector<std::string> inputs;
-  unsigned jobs = 0;  // files diagnosed at once; 0: one per core
+  unsigned jobs = 0;      // files diagnosed at once; 0: one per core
   double time_limit = 0;  // seconds of reading before diagnosing what was read; 0: none
 };
 
@@ -50,10 +51,14 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
       o->format = FL_REPORT_SUMMARY;
     } else if (a.rfind("--format=", 0) == 0 || (a == "--format" && i + 1 < argc)) {
       std::string f = a == "--format" ? argv[++i] : a.substr(9);
-      if (f == "text") o->format = FL_REPORT_TEXT;
-      else if (f == "json") o->format = FL_REPORT_JSON;
-      else if (f == "summary" || f == "k8s") o->format = FL_REPORT_SUMMARY;
-      else if (f == "github") o->format = kFormatGithub;
+      if (f == "text")
+        o->format = FL_REPORT_TEXT;
+      else if (f == "json")
+        o->format = FL_REPORT_JSON;
+      else if (f == "summary" || f == "k8s")
+        o->format = FL_REPORT_SUMMARY;
+      else if (f == "github")
+        o->format = kFormatGithub;
       else {
         *status = usage_error(cmd, ("unknown format " + f + " (text, json, summary, k8s, github)").c_str());
         return false;
@@ -77,19 +82,20 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
         return false;
       }
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]\n"
-                  "       [--time-limit SECONDS]%s INPUT...\n"
-                  "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
-                  "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
-                  "Several files are read in parallel, one per core (--jobs N to choose); the report is the same.\n"
-                  "--time-limit: stop reading after SECONDS and diagnose what was read; the report says its input\n"
-                  "was incomplete (for epilogs and hooks that must finish in time, whatever the log's size).\n"
-                  "Exit status: 0 failure found (verdict failure or inconclusive), 1 none, 2 error.\n"
-                  "Examples:\n"
-                  "  faultline %s job.log\n"
-                  "  faultline %s --json logs/ > report.json\n"
-                  "  faultline %s --format github job.log.gz   # an annotation for a CI step\n",
-                  cmd, allow_output ? " -o OUT" : "", cmd, cmd, cmd);
+      std::printf(
+          "usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]\n"
+          "       [--time-limit SECONDS]%s INPUT...\n"
+          "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
+          "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
+          "Several files are read in parallel, one per core (--jobs N to choose); the report is the same.\n"
+          "--time-limit: stop reading after SECONDS and diagnose what was read; the report says its input\n"
+          "was incomplete (for epilogs and hooks that must finish in time, whatever the log's size).\n"
+          "Exit status: 0 failure found (verdict failure or inconclusive), 1 none, 2 error.\n"
+          "Examples:\n"
+          "  faultline %s job.log\n"
+          "  faultline %s --json logs/ > report.json\n"
+          "  faultline %s --format github job.log.gz   # an annotation for a CI step\n",
+          cmd, allow_output ? " -o OUT" : "", cmd, cmd, cmd);
       *status = 0;
       return false;
     } else {
@@ -116,8 +122,8 @@ fl_pack *open_pack(const Options &o, const char *cmd) {
   fl_status st = o.pack_path.empty() ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
                                      : fl_pack_open_file(o.pack_path.c_str(), nullptr, &pack, err, sizeof err);
   if (st != FL_OK) {
-    std::fprintf(stderr, "faultline %s: cannot open pack %s: %s\n", cmd,
-                 o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(), err);
+    std::fprintf(stderr, "faultline %s: cannot open pack %s: %s\n", cmd, o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(),
+                 err);
     return nullptr;
   }
   return pack;
@@ -137,8 +143,7 @@ struct Budget {
 
 // One file into a diagnoser as one source. Progress only when one file is
 // read. A damaged archive's warning goes to `damage`.
-bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, Budget &budget, std::string *damage,
-               std::string *err) {
+bool feed_file(fl_diagnoser *d, const std::string &f, bool progress, Budget &budget, std::string *damage, std::string *err) {
   if (budget.out_of_time()) return true;
   if (fl_diagnoser_begin_source(d, f.c_str()) != FL_OK) {
     *err = fl_diagnoser_errmsg(d);
@@ -179,8 +184,8 @@ bool merge_worker_evidence(fl_diagnoser *d, fl_diagnoser *worker, std::string *e
 // diagnoser (packs are shared read-only), and their partial reports are
 // merged into `d`. Merging is order-independent, so the report is the one a
 // single thread would give.
-bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::string> &files, unsigned jobs,
-                   Budget &budget, std::string *damage, std::string *err) {
+bool feed_parallel(fl_diagnoser *d, const fl_pack *pack, const std::vector<std::string> &files, unsigned jobs, Budget &budget,
+                   std::string *damage, std::string *err) {
   std::atomic<size_t> next{0};
   std::mutex lock;
   bool failed = false;
@@ -216,8 +221,8 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
   Budget budget;
   if (o.time_limit > 0) {
     budget.on = true;
-    budget.deadline = std::chrono::steady_clock::now() +
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit));
+    budget.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(o.time_limit));
   }
   std::vector<std::string> files;
   std::string err, damage;
@@ -228,7 +233,8 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, files.size()));
   bool ok = true;
-  if (jobs > 1) ok = feed_parallel(d, pack, files, jobs, budget, &damage, &err);
+  if (jobs > 1)
+    ok = feed_parallel(d, pack, files, jobs, budget, &damage, &err);
   else
     for (const std::string &f : files)
       if (!(ok = feed_file(d, f, true, budget, &damage, &err))) break;
@@ -253,12 +259,18 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
 std::string gh_escape(const std::string &s, bool property) {
   std::string out;
   for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else if (property && c == ':') out += "%3A";
-    else if (property && c == ',') out += "%2C";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -321,8 +333,10 @@ int with_diagnoser(const Options &o, const char *cmd, Body body) {
   if (!pack) return kExitError;
   fl_diagnoser *d = nullptr;
   int status = kExitError;
-  if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK) status = body(d, pack);
-  else std::fprintf(stderr, "faultline %s: out of memory\n", cmd);
+  if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK)
+    status = body(d, pack);
+  else
+    std::fprintf(stderr, "faultline %s: out of memory\n", cmd);
   fl_diagnoser_free(d);
   fl_pack_free(pack);
   return status;
@@ -357,7 +371,13 @@ int cmd_merge(int argc, char **argv) {
   return with_diagnoser(o, "merge", [&](fl_diagnoser *d, const fl_pack *) {
     for (const std::string &p : o.inputs) {
       std::string bytes, err;
-      if (!read_source(p, [&](const char *b, size_t n) { bytes.append(b, n); return true; }, &err)) {
+      if (!read_source(
+              p,
+              [&](const char *b, size_t n) {
+                bytes.append(b, n);
+                return true;
+              },
+              &err)) {
         std::fprintf(stderr, "faultline merge: %s\n", err.c_str());
         return kExitError;
       }

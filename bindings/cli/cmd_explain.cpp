@@ -28,12 +28,15 @@ int cmd_explain(int argc, char **argv) {
   int format = FL_PAGE_TEXT;
   const char *id = nullptr;
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp(argv[i], "--markdown")) format = FL_PAGE_MARKDOWN;
+    if (!std::strcmp(argv[i], "--markdown"))
+      format = FL_PAGE_MARKDOWN;
     else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: faultline explain [--markdown] ID\n"
-                  "Prints the encyclopedia page of an entry, e.g. faultline explain nccl-watchdog-timeout\n");
+      std::printf(
+          "usage: faultline explain [--markdown] ID\n"
+          "Prints the encyclopedia page of an entry, e.g. faultline explain nccl-watchdog-timeout\n");
       return 0;
-    } else id = argv[i];
+    } else
+      id = argv[i];
   }
   if (!id) {
     std::fprintf(stderr, "faultline explain: give an entry id (faultline list shows them)\n");
@@ -60,12 +63,15 @@ int cmd_explain(int argc, char **argv) {
 int cmd_list(int argc, char **argv) {
   std::string category, type;
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp(argv[i], "--category") && i + 1 < argc) category = argv[++i];
-    else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) type = argv[++i];
+    if (!std::strcmp(argv[i], "--category") && i + 1 < argc)
+      category = argv[++i];
+    else if (!std::strcmp(argv[i], "--type") && i + 1 < argc)
+      type = argv[++i];
     else {
-      std::printf("usage: faultline list [--category C] [--type T]\n"
-                  "Lists the entries of the pack (FAULTLINE_PACK, else the embedded one): id, type, category, title.\n"
-                  "Examples:\n  faultline list --category hardware\n  faultline list --type nccl_timeout\n");
+      std::printf(
+          "usage: faultline list [--category C] [--type T]\n"
+          "Lists the entries of the pack (FAULTLINE_PACK, else the embedded one): id, type, category, title.\n"
+          "Examples:\n  faultline list --category hardware\n  faultline list --type nccl_timeout\n");
       return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? kExitError : 0;
     }
   }

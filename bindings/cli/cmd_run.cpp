@@ -14,11 +14,12 @@
 //   other stream and the diagnosis go on.
 // The command's process is child_process.cpp's job, its output's way through
 // output_relay.cpp's; this file holds the steps around them.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
 #include "child_process.h"
 #include "commands.h"
@@ -63,14 +64,18 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
       break;
     }
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return *status = usage(0), false;
-    if (!std::strcmp(argv[i], "--report") && i + 1 < argc) o->report_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quiet")) o->quiet = true;
+    if (!std::strcmp(argv[i], "--report") && i + 1 < argc)
+      o->report_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--quiet"))
+      o->quiet = true;
     else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {
       char *end = nullptr;
       o->grace = std::strtod(argv[++i], &end);
       if (end == argv[i] || *end || !(o->grace >= 0 && o->grace <= 86400)) return *status = usage(kExitError), false;
-    } else if (argv[i][0] == '-') return *status = usage(kExitError), false;
-    else break;
+    } else if (argv[i][0] == '-')
+      return *status = usage(kExitError), false;
+    else
+      break;
   }
   if (i >= argc) return *status = usage(kExitError), false;
   o->command = argv + i;

@@ -34,13 +34,16 @@ int cmd_scan(int argc, char **argv) {
   std::string pack_path;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: faultline scan [--pack PACK] FILE|DIR|-...\n"
-                  "Prints every match: file:line: entry/pattern, the line's rank and host, captured fields, the line.\n"
-                  "Example: faultline scan --pack my.flpack job.log\n");
+      std::printf(
+          "usage: faultline scan [--pack PACK] FILE|DIR|-...\n"
+          "Prints every match: file:line: entry/pattern, the line's rank and host, captured fields, the line.\n"
+          "Example: faultline scan --pack my.flpack job.log\n");
       return 0;
     }
-    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc) pack_path = argv[++i];
-    else args.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      pack_path = argv[++i];
+    else
+      args.push_back(argv[i]);
   }
   if (args.empty()) args.push_back("-");
   std::vector<std::string> files;
@@ -66,7 +69,8 @@ int cmd_scan(int argc, char **argv) {
     status = 0;
     for (const std::string &f : files) {
       void *ctx = const_cast<char *>(f.c_str());
-      bool ok = read_source(f, [&](const char *p, size_t n) { return fl_scanner_feed(sc, p, n, print_event, ctx) == FL_OK; }, &err);
+      bool ok = read_source(
+          f, [&](const char *p, size_t n) { return fl_scanner_feed(sc, p, n, print_event, ctx) == FL_OK; }, &err);
       fl_scanner_finish(sc, print_event, ctx);
       if (!ok) {
         std::fprintf(stderr, "faultline scan: %s\n", err.c_str());
@@ -88,8 +92,9 @@ int cmd_scan(int argc, char **argv) {
 
 int cmd_pack_info(int argc, char **argv) {
   if (argc != 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf("usage: faultline pack-info PACK\nPrints the header and versions of a pack file, and whether it verifies.\n"
-                "Example: faultline pack-info build/default.flpack\n");
+    std::printf(
+        "usage: faultline pack-info PACK\nPrints the header and versions of a pack file, and whether it verifies.\n"
+        "Example: faultline pack-info build/default.flpack\n");
     return argc == 2 ? 0 : kExitError;
   }
   std::ifstream f(argv[1], std::ios::binary);
@@ -107,13 +112,13 @@ int cmd_pack_info(int argc, char **argv) {
     std::fprintf(stderr, "faultline pack-info: %s: %s\n", argv[1], fl_status_str(st));
     return kExitError;
   }
-  std::printf("file            %s\nformat          %u.%u (this library reads %d.x)\nbytes           %llu\n"
-              "content hash    %016llx (XXH64)\nentries         %u\npatterns        %u\nDFAs            %u\n"
-              "verified        %s\npack version    %s\ncompiled by     %s\n",
-              argv[1], info.format_major, info.format_minor, FL_PACK_FORMAT_MAJOR,
-              static_cast<unsigned long long>(info.total_bytes), static_cast<unsigned long long>(info.content_hash),
-              info.entry_count, info.pattern_count, info.dfa_count, info.content_valid ? "yes" : "no",
-              info.pack_version, info.compiler_version);
+  std::printf(
+      "file            %s\nformat          %u.%u (this library reads %d.x)\nbytes           %llu\n"
+      "content hash    %016llx (XXH64)\nentries         %u\npatterns        %u\nDFAs            %u\n"
+      "verified        %s\npack version    %s\ncompiled by     %s\n",
+      argv[1], info.format_major, info.format_minor, FL_PACK_FORMAT_MAJOR, static_cast<unsigned long long>(info.total_bytes),
+      static_cast<unsigned long long>(info.content_hash), info.entry_count, info.pattern_count, info.dfa_count,
+      info.content_valid ? "yes" : "no", info.pack_version, info.compiler_version);
   return info.content_valid ? 0 : kExitError;
 }
 

@@ -17,10 +17,11 @@ int cmd_templates(int argc, char **argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: faultline templates FILE|DIR...\n"
-                  "Diagnoses each log on its own and lists the failures no entry explains, grouped by\n"
-                  "fingerprint (count, fingerprint, template, example logs).\n"
-                  "Example: faultline templates /shared/failed-jobs/\n");
+      std::printf(
+          "usage: faultline templates FILE|DIR...\n"
+          "Diagnoses each log on its own and lists the failures no entry explains, grouped by\n"
+          "fingerprint (count, fingerprint, template, example logs).\n"
+          "Example: faultline templates /shared/failed-jobs/\n");
       return 0;
     }
     args.push_back(argv[i]);
@@ -50,7 +51,8 @@ int cmd_templates(int argc, char **argv) {
       break;
     }
     fl_diagnoser_begin_source(d, f.c_str());
-    bool ok = read_source(f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err);
+    bool ok = read_source(
+        f, [&](const char *p, size_t n) { return fl_diagnoser_feed(d, p, n) == FL_OK; }, &err);
     fl_diagnosis r{};
     r.struct_size = sizeof r;
     if (ok && fl_diagnoser_result(d, &r) == FL_OK && r.template_text[0]) {

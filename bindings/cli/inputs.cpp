@@ -16,8 +16,7 @@ bool looks_like_log(const fs::path &p) {
   if (name.empty() || name[0] == '.') return false;
   static const char *const kExt[] = {".log", ".txt", ".out", ".err", ".stdout", ".stderr"};
   for (const char *e : kExt)
-    if (name.size() > std::strlen(e) && name.compare(name.size() - std::strlen(e), std::string::npos, e) == 0)
-      return true;
+    if (name.size() > std::strlen(e) && name.compare(name.size() - std::strlen(e), std::string::npos, e) == 0) return true;
   return false;
 }
 

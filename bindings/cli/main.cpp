@@ -44,8 +44,8 @@ int main(int argc, char **argv) {
     fl_pack *pack = nullptr;
     char err[256];
     fl_pack_open_default(nullptr, &pack, err, sizeof err);
-    std::printf("faultline %s (library %s, pack format %d.%d, default pack %s)\n", fl_version_string(),
-                fl_version_string(), FL_PACK_FORMAT_MAJOR, FL_PACK_FORMAT_MINOR, pack ? fl_pack_version(pack) : "none");
+    std::printf("faultline %s (library %s, pack format %d.%d, default pack %s)\n", fl_version_string(), fl_version_string(),
+                FL_PACK_FORMAT_MAJOR, FL_PACK_FORMAT_MINOR, pack ? fl_pack_version(pack) : "none");
     fl_pack_free(pack);
     return 0;
   }

@@ -2,12 +2,13 @@
 // diagnosed as it comes, until its pipes close or its exit's grace period ends.
 #include "output_relay.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <ctime>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
 
 namespace cli {
 

@@ -1,15 +1,16 @@
 // Reading one input: plain, gzip or zstd (by magic bytes), with an optional
 // progress line on a terminal.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <vector>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "inputs.h"
 
@@ -33,9 +34,8 @@ struct Progress {
     last = now;
     double secs = std::chrono::duration<double>(now - start).count();
     double mb = static_cast<double>(done) / 1e6;
-    std::fprintf(stderr, "\rfaultline: %s %.0f/%.0f MB (%.0f%%) %.0f MB/s  ", name->c_str(), mb,
-                 static_cast<double>(total) / 1e6, total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0,
-                 secs > 0 ? mb / secs : 0.0);
+    std::fprintf(stderr, "\rfaultline: %s %.0f/%.0f MB (%.0f%%) %.0f MB/s  ", name->c_str(), mb, static_cast<double>(total) / 1e6,
+                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0, secs > 0 ? mb / secs : 0.0);
   }
   void end() {
     if (on && done) std::fputs("\r\x1b[K", stderr);

@@ -4,10 +4,10 @@
 #include <cstring>
 #include <new>
 
-#include "diagnose/diagnosis.h"
-#include "diagnose/fingerprint.h"
 #include "api/handles.h"
 #include "api/options.h"
+#include "diagnose/diagnosis.h"
+#include "diagnose/fingerprint.h"
 #include "report/report.h"
 
 using namespace faultline;
@@ -26,16 +26,16 @@ struct fl_diagnoser {
   // Every allocation failure is counted, wherever it is handled, so that no
   // call can return FL_OK with a result that an allocation failure changed.
   uint64_t alloc_failures = 0;
-  bool evidence_lost = false;       // a failure lost evidence: every later diagnosis would be wrong
+  bool evidence_lost = false;  // a failure lost evidence: every later diagnosis would be wrong
   const fl_pack *pack = nullptr;
   Allocator alloc;
   fl_scanner *scanner = nullptr;
   Evidence evidence;
-  uint32_t source = kNoEntry;       // open source, kNoEntry when none
+  uint32_t source = kNoEntry;  // open source, kNoEntry when none
   uint64_t source_bytes = 0;
-  uint64_t lines_at_begin = 0;      // scanner line count when the source began
-  Text out;                         // the last report or partial
-  char incomplete[256] = {0};       // why the inputs were not read whole (fl_diagnoser_set_incomplete)
+  uint64_t lines_at_begin = 0;  // scanner line count when the source began
+  Text out;                     // the last report or partial
+  char incomplete[256] = {0};   // why the inputs were not read whole (fl_diagnoser_set_incomplete)
   char errmsg[sizeof(ErrorText::text)] = {0};
 };
 
@@ -65,8 +65,7 @@ void close_source(fl_diagnoser *d) {
 
 fl_status nomem(fl_diagnoser *d) {
   std::snprintf(d->errmsg, sizeof d->errmsg, "%s",
-                d->evidence_lost ? "out of memory: evidence was lost, this diagnoser can only be freed"
-                                 : "out of memory");
+                d->evidence_lost ? "out of memory: evidence was lost, this diagnoser can only be freed" : "out of memory");
   return FL_E_NOMEM;
 }
 
@@ -222,9 +221,12 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     d->out.reset();
     ReportInput in{d->evidence, d->pack->view, diag, d->incomplete[0] ? d->incomplete : nullptr};
-    if (format == FL_REPORT_JSON) render_json(in, &d->out);
-    else if (format == FL_REPORT_SUMMARY) render_summary(in, &d->out);
-    else render_text(in, format == FL_REPORT_TEXT_COLOR, &d->out);
+    if (format == FL_REPORT_JSON)
+      render_json(in, &d->out);
+    else if (format == FL_REPORT_SUMMARY)
+      render_summary(in, &d->out);
+    else
+      render_text(in, format == FL_REPORT_TEXT_COLOR, &d->out);
     if (format == FL_REPORT_SUMMARY && d->out.size() > 1023) d->out.truncate(1023);
     const char *s = d->out.c_str();
     if (d->out.failed()) return FL_E_NOMEM;
@@ -242,7 +244,7 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
     const RootSite site = root_site(ev, diag);
     const Advice advice = advice_for(in);
     std::memset(reinterpret_cast<char *>(out) + sizeof(uint32_t), 0, sizeof(fl_diagnosis) - sizeof(uint32_t));
-    out->verdict = diag.verdict == Verdict::kFailure ? FL_VERDICT_FAILURE
+    out->verdict = diag.verdict == Verdict::kFailure        ? FL_VERDICT_FAILURE
                    : diag.verdict == Verdict::kInconclusive ? FL_VERDICT_INCONCLUSIVE
                                                             : FL_VERDICT_NO_FAILURE;
     out->entry = diag.root_group >= 0 ? site.entry : UINT32_MAX;
@@ -258,8 +260,7 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
       std::snprintf(out->source, sizeof out->source, "%.*s", static_cast<int>(ev.sources[site.source].name.len),
                     ev.str(ev.sources[site.source].name));
     if (diag.verdict == Verdict::kFailure && diag.root_group < 0)
-      std::snprintf(out->template_text, sizeof out->template_text, "%.*s",
-                    static_cast<int>(diag.fingerprint_template.size()),
+      std::snprintf(out->template_text, sizeof out->template_text, "%.*s", static_cast<int>(diag.fingerprint_template.size()),
                     diag.fingerprint_template.data() ? diag.fingerprint_template.data() : "");
     return FL_OK;
   });

@@ -2,11 +2,11 @@
 #include <cstring>
 #include <new>
 
-#include "flatbuffers/flatbuffers.h"
-#include "report/entry_page.h"
 #include "api/handles.h"
 #include "api/options.h"
 #include "common/hash.h"
+#include "flatbuffers/flatbuffers.h"
+#include "report/entry_page.h"
 
 using namespace faultline;
 
@@ -18,13 +18,20 @@ namespace {
 
 fl_status to_public(Status s) {
   switch (s) {
-    case Status::kOk: return FL_OK;
-    case Status::kInvalidArg: return FL_E_INVALID_ARG;
-    case Status::kNoMem: return FL_E_NOMEM;
-    case Status::kIo: return FL_E_IO;
-    case Status::kNotAPack: return FL_E_NOT_A_PACK;
-    case Status::kPackVersion: return FL_E_PACK_VERSION;
-    case Status::kPackCorrupt: return FL_E_PACK_CORRUPT;
+    case Status::kOk:
+      return FL_OK;
+    case Status::kInvalidArg:
+      return FL_E_INVALID_ARG;
+    case Status::kNoMem:
+      return FL_E_NOMEM;
+    case Status::kIo:
+      return FL_E_IO;
+    case Status::kNotAPack:
+      return FL_E_NOT_A_PACK;
+    case Status::kPackVersion:
+      return FL_E_PACK_VERSION;
+    case Status::kPackCorrupt:
+      return FL_E_PACK_CORRUPT;
   }
   return FL_E_INVALID_ARG;
 }
@@ -35,8 +42,8 @@ void copy_error(const char *text, char *errbuf, size_t size) {
   errbuf[size - 1] = '\0';
 }
 
-fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *opts, MappedFile map, fl_pack **out,
-                    char *errbuf, size_t errbuf_size) {
+fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *opts, MappedFile map, fl_pack **out, char *errbuf,
+                    size_t errbuf_size) {
   fl_pack_options o = FL_PACK_OPTIONS_INIT;
   ErrorText err;
   if (!read_options(opts, &o)) {
@@ -80,16 +87,26 @@ extern "C" {
 
 const char *fl_status_str(fl_status status) {
   switch (status) {
-    case FL_OK: return "ok";
-    case FL_E_INVALID_ARG: return "invalid argument";
-    case FL_E_NOMEM: return "out of memory";
-    case FL_E_IO: return "input/output error";
-    case FL_E_NOT_A_PACK: return "not a faultline pack";
-    case FL_E_PACK_VERSION: return "unsupported pack format version";
-    case FL_E_PACK_CORRUPT: return "pack is corrupt";
-    case FL_E_SCANNER_IN_USE: return "scanner is already in use";
-    case FL_E_STOPPED: return "stopped by the callback";
-    default: return "unknown status";
+    case FL_OK:
+      return "ok";
+    case FL_E_INVALID_ARG:
+      return "invalid argument";
+    case FL_E_NOMEM:
+      return "out of memory";
+    case FL_E_IO:
+      return "input/output error";
+    case FL_E_NOT_A_PACK:
+      return "not a faultline pack";
+    case FL_E_PACK_VERSION:
+      return "unsupported pack format version";
+    case FL_E_PACK_CORRUPT:
+      return "pack is corrupt";
+    case FL_E_SCANNER_IN_USE:
+      return "scanner is already in use";
+    case FL_E_STOPPED:
+      return "stopped by the callback";
+    default:
+      return "unknown status";
   }
 }
 

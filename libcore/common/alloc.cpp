@@ -16,8 +16,10 @@ void *Allocator::allocate(size_t n, Site site) const {
 
 void Allocator::release(void *p) const {
   if (!p) return;
-  if (free_fn) free_fn(ctx, p);
-  else std::free(p);
+  if (free_fn)
+    free_fn(ctx, p);
+  else
+    std::free(p);
 }
 
 void *Allocator::allocate_zeroed(size_t n, size_t size, Site site) const {

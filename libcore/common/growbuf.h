@@ -81,11 +81,21 @@ class Vec {
     size_--;
   }
   void swap(Vec &o) {
-    Allocator a = alloc_; alloc_ = o.alloc_; o.alloc_ = a;
-    T *d = data_; data_ = o.data_; o.data_ = d;
-    size_t n = size_; size_ = o.size_; o.size_ = n;
-    n = cap_; cap_ = o.cap_; o.cap_ = n;
-    bool f = failed_; failed_ = o.failed_; o.failed_ = f;
+    Allocator a = alloc_;
+    alloc_ = o.alloc_;
+    o.alloc_ = a;
+    T *d = data_;
+    data_ = o.data_;
+    o.data_ = d;
+    size_t n = size_;
+    size_ = o.size_;
+    o.size_ = n;
+    n = cap_;
+    cap_ = o.cap_;
+    o.cap_ = n;
+    bool f = failed_;
+    failed_ = o.failed_;
+    o.failed_ = f;
   }
 
  private:

@@ -8,12 +8,12 @@ namespace faultline {
 
 enum class Status {
   kOk = 0,
-  kInvalidArg,    // a caller error: null pointer, misaligned memory, bad size
-  kNoMem,         // an allocation failed
-  kIo,            // reading a file failed
-  kNotAPack,      // the bytes do not start with the pack magic
-  kPackVersion,   // the pack's format major differs from the runtime's
-  kPackCorrupt,   // length, hash, FlatBuffers structure or an index is wrong
+  kInvalidArg,   // a caller error: null pointer, misaligned memory, bad size
+  kNoMem,        // an allocation failed
+  kIo,           // reading a file failed
+  kNotAPack,     // the bytes do not start with the pack magic
+  kPackVersion,  // the pack's format major differs from the runtime's
+  kPackCorrupt,  // length, hash, FlatBuffers structure or an index is wrong
 };
 
 // Fixed-size message buffer for failures that happen before a handle exists.

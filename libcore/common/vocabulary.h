@@ -22,21 +22,21 @@ inline constexpr bool frame_field_is_number(FrameField f) { return f <= FrameFie
 // --- Captures of entry patterns that the diagnosis reads (diagnose/evidence.cpp)
 
 namespace capture {
-inline constexpr const char *kRank = "rank";                  // a rank the message states ("for rank 3")
-inline constexpr const char *kLocalRank = "local_rank";       // a local rank the message states
-inline constexpr const char *kCulpritRank = "culprit_rank";   // a rank the message blames, not the printer
-inline constexpr const char *kWorldSize = "world_size";       // the job's size, when stated
-inline constexpr const char *kFailedRank = "failed_rank";     // torchrun's root-cause block
+inline constexpr const char *kRank = "rank";                 // a rank the message states ("for rank 3")
+inline constexpr const char *kLocalRank = "local_rank";      // a local rank the message states
+inline constexpr const char *kCulpritRank = "culprit_rank";  // a rank the message blames, not the printer
+inline constexpr const char *kWorldSize = "world_size";      // the job's size, when stated
+inline constexpr const char *kFailedRank = "failed_rank";    // torchrun's root-cause block
 inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
 inline constexpr const char *kExitcode = "exitcode";
 inline constexpr const char *kSignal = "signal";
-inline constexpr const char *kTimeoutSeq = "timeout_seq";     // NCCL watchdog: the collective timed out on
-inline constexpr const char *kLastEnqueued = "last_enqueued"; // NCCL progress of a rank
+inline constexpr const char *kTimeoutSeq = "timeout_seq";      // NCCL watchdog: the collective timed out on
+inline constexpr const char *kLastEnqueued = "last_enqueued";  // NCCL progress of a rank
 inline constexpr const char *kLastCompleted = "last_completed";
-inline constexpr const char *kCommRank = "comm_rank";         // NCCL "comm 0x.. rank R nranks N"
+inline constexpr const char *kCommRank = "comm_rank";  // NCCL "comm 0x.. rank R nranks N"
 inline constexpr const char *kNranks = "nranks";
-inline constexpr const char *kException = "exception";       // "Type: message" of an uncaught exception
+inline constexpr const char *kException = "exception";  // "Type: message" of an uncaught exception
 inline constexpr const char *kMessage = "message";
 }  // namespace capture
 

@@ -21,8 +21,10 @@ int64_t rank_of_pid(const Evidence &ev, Str host, int64_t pid) {
     const RankOfPid &x = ev.pid_ranks[mid];
     int c = cmp_str(ev, x.host, host);
     if (c == 0 && x.pid == pid) return x.rank;
-    if (c < 0 || (c == 0 && x.pid < pid)) lo = mid + 1;
-    else hi = mid;
+    if (c < 0 || (c == 0 && x.pid < pid))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return -1;
 }
@@ -35,8 +37,10 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank) {
   Str first{};
   for (const Group &g : ev.groups) {
     if (g.host.len == 0) continue;
-    if (first.len == 0) first = g.host;
-    else if (!ev.str_eq(first, ev.str(g.host), g.host.len)) single_host = false;
+    if (first.len == 0)
+      first = g.host;
+    else if (!ev.str_eq(first, ev.str(g.host), g.host.len))
+      single_host = false;
   }
   // The job has one rank (NCCL's communicators or a stated world size): everything is rank 0.
   int64_t world = ev.world_size();
@@ -96,9 +100,12 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
   for (int64_t r = 0; r <= max_rank; r++) {
     bool t = false;
     for (const Progress &p : prog) t = t || (p.rank == r && p.timeout_seq == seq);
-    if (t) timed_out++;
-    else if (missing < 0) missing = r;
-    else return;  // more than one rank did not time out
+    if (t)
+      timed_out++;
+    else if (missing < 0)
+      missing = r;
+    else
+      return;  // more than one rank did not time out
   }
   if (missing >= 0 && timed_out >= 2) {
     d->lagging_rank = missing;

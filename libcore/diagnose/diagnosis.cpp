@@ -15,7 +15,6 @@ namespace {
 // A log without a failure: how sure that answer is.
 constexpr double kNoFailureConfidence = 0.9;
 
-
 bool contains_id(const flatbuffers::Vector<uint32_t> *v, uint32_t x) {
   if (!v) return false;
   for (uint32_t y : *v)
@@ -27,8 +26,8 @@ struct Ctx {
   const Evidence &ev;
   const PackView &pack;
   Diagnosis *out;
-  Vec<uint8_t> holds;       // per group
-  Vec<uint8_t> present;     // per entry: 1 if some group of it holds
+  Vec<uint8_t> holds;    // per group
+  Vec<uint8_t> present;  // per entry: 1 if some group of it holds
 };
 
 const fb::Entry *entry_of(const Ctx &c, const Group &g) {
@@ -37,9 +36,6 @@ const fb::Entry *entry_of(const Ctx &c, const Group &g) {
 
 // -1: a before b, 1: after, 0: unknown.
 int before(const Ctx &c, const Group &a, const Group &b) { return group_order(c.ev, a, b); }
-
-
-
 
 void compute_holds(Ctx &c) {
   const uint32_t n_entries = c.pack.entry_count();
@@ -83,7 +79,6 @@ void add_rank(Finding *f, int64_t r) {
   }
 }
 
-
 void line(Text *t, const char *s) {
   if (t->size()) t->addc('\n');
   t->add(s);
@@ -113,8 +108,7 @@ int32_t pick_cause(Ctx &c) {
   auto candidate = [&](size_t i, bool use_explained) {
     const Group &g = groups[i];
     const fb::Entry *e = entry_of(c, g);
-    return c.holds[i] && e && e->role() == fb::Role::Cause && !entry_is_generic(e) &&
-           !(use_explained && explained[g.entry]);
+    return c.holds[i] && e && e->role() == fb::Role::Cause && !entry_is_generic(e) && !(use_explained && explained[g.entry]);
   };
   bool use_explained = explained_count < distinct;
   // Serious causes first: drop low/info ones when a medium+ one exists.
@@ -175,13 +169,15 @@ int32_t pick_cause(Ctx &c) {
       }
     if (pick < 0) {
       pick = earliest_on(-1, true);
-      if (explained_count > 0 && eligible_entries == 1) d->decided_by = "explains-others";
-      else if (eligible_entries == 1) d->decided_by = "only-cause";
-      else d->decided_by = "earliest";
+      if (explained_count > 0 && eligible_entries == 1)
+        d->decided_by = "explains-others";
+      else if (eligible_entries == 1)
+        d->decided_by = "only-cause";
+      else
+        d->decided_by = "earliest";
     }
   }
-  if (explained_count > 0)
-    line(&d->reasons, "the root explains other failures in the log (they are listed as its consequences)");
+  if (explained_count > 0) line(&d->reasons, "the root explains other failures in the log (they are listed as its consequences)");
   if (eligible_entries == 1) {
     d->confidence += 0.2;
     line(&d->reasons, "one initiating failure type in the log");
@@ -248,13 +244,20 @@ void collect_findings(Ctx &c) {
       n.caused_by_root = root && contains_id(root->causes(), g.entry);
       const Group *rg = d->root_group >= 0 ? &groups[d->root_group] : nullptr;
       bool same = rg && rg->source == g.source && rg->first_line == g.first_line;
-      if (same && !symptom) n.reason = "the same line as the root, read by a more general entry";
-      else if (symptom) n.reason = "informational: a sign, not a failure by itself";
-      else if (n.caused_by_root) n.reason = "a consequence of the root failure (the root entry lists it)";
-      else if (e->role() == fb::Role::Collateral) n.reason = "collateral: printed by ranks waiting for or talking to the failed rank";
-      else if (e->role() == fb::Role::Wrapper) n.reason = "wrapper: the launcher re-reports the failed worker";
-      else if (d->root_group >= 0) n.reason = "another failure, not chosen as the initiating one (see confidence)";
-      else n.reason = "another failure in the log";
+      if (same && !symptom)
+        n.reason = "the same line as the root, read by a more general entry";
+      else if (symptom)
+        n.reason = "informational: a sign, not a failure by itself";
+      else if (n.caused_by_root)
+        n.reason = "a consequence of the root failure (the root entry lists it)";
+      else if (e->role() == fb::Role::Collateral)
+        n.reason = "collateral: printed by ranks waiting for or talking to the failed rank";
+      else if (e->role() == fb::Role::Wrapper)
+        n.reason = "wrapper: the launcher re-reports the failed worker";
+      else if (d->root_group >= 0)
+        n.reason = "another failure, not chosen as the initiating one (see confidence)";
+      else
+        n.reason = "another failure in the log";
       if (!list.push(n)) return;
       f = &list.back();
     }
@@ -266,7 +269,6 @@ void collect_findings(Ctx &c) {
   std::sort(d->root_ranks.begin(), d->root_ranks.end());
   d->root_ranks.truncate(static_cast<size_t>(std::unique(d->root_ranks.begin(), d->root_ranks.end()) - d->root_ranks.begin()));
 }
-
 
 // Without a known cause, the best of what else the log holds: a wrapper that
 // names the failure's kind, an uncaught exception no entry knows, collateral
@@ -370,7 +372,6 @@ void note_missing_evidence(Ctx &c) {
   }
   if (d->verdict == Verdict::kFailure && d->root_group < 0)
     line(&d->missing, "no encyclopedia entry matches this failure: it can become a new entry (see the template)");
-
 }
 
 void settle_confidence(Ctx &c) {

@@ -17,20 +17,20 @@ enum class Verdict { kNoFailure, kFailure, kInconclusive };
 // One entry other than the root that holds, with every rank it fired on.
 struct Finding {
   uint32_t entry = kNoEntry;
-  uint32_t first_group = 0;    // earliest group of the entry
+  uint32_t first_group = 0;  // earliest group of the entry
   uint64_t count = 0;
-  uint32_t rank_count = 0;     // distinct ranks (>= 0) below, at most kMaxRanksListed
+  uint32_t rank_count = 0;  // distinct ranks (>= 0) below, at most kMaxRanksListed
   int64_t ranks[kMaxRanksListed];
-  uint32_t more_ranks = 0;     // distinct ranks not listed
-  const char *reason = "";     // static text, completed by the renderer
-  bool caused_by_root = false; // the root entry lists this one in `causes`
+  uint32_t more_ranks = 0;      // distinct ranks not listed
+  const char *reason = "";      // static text, completed by the renderer
+  bool caused_by_root = false;  // the root entry lists this one in `causes`
 };
 
 struct Diagnosis {
   explicit Diagnosis(const Allocator &a)
       : alloc(a), collateral(a), findings(a), reasons(a), missing(a), root_ranks(a), group_rank(a), fingerprint_template(a) {}
 
-  Allocator alloc;               // for the diagnosis and its rendering
+  Allocator alloc;  // for the diagnosis and its rendering
   Verdict verdict = Verdict::kNoFailure;
   // The root: a group (known entry), else an exception candidate (unknown),
   // else a launcher hint (unknown, exit status only).
@@ -39,19 +39,19 @@ struct Diagnosis {
   Str root_host;
   const char *decided_by = "";  // which evidence decided (see report schema)
   double confidence = 0;
-  Vec<Finding> collateral;      // other holding entries (cause/collateral/wrapper)
-  Vec<Finding> findings;        // informational: symptoms that hold
-  Text reasons;                 // confidence reasons, '\n'-separated
-  Text missing;                 // missing evidence, '\n'-separated
-  Vec<int64_t> root_ranks;      // every rank the root entry holds on
+  Vec<Finding> collateral;  // other holding entries (cause/collateral/wrapper)
+  Vec<Finding> findings;    // informational: symptoms that hold
+  Text reasons;             // confidence reasons, '\n'-separated
+  Text missing;             // missing evidence, '\n'-separated
+  Vec<int64_t> root_ranks;  // every rank the root entry holds on
   // Per evidence group: its rank from the line, the message, NCCL's
   // pid-to-rank lines, or (single-host jobs) the local rank or GPU index.
   Vec<int64_t> group_rank;
-  int64_t lagging_rank = -1;    // from NCCL progress
+  int64_t lagging_rank = -1;  // from NCCL progress
   int64_t lagging_seq = -1;
   uint64_t fingerprint = 0;
-  Text fingerprint_template;    // what the fingerprint hashes
-  const char *lagging_how = ""; // how the lagging rank was found
+  Text fingerprint_template;     // what the fingerprint hashes
+  const char *lagging_how = "";  // how the lagging rank was found
 };
 
 // Evidence must be canonicalized first.
@@ -62,8 +62,8 @@ bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *out);
 struct RootSite {
   uint32_t source = kNoEntry;  // kNoEntry: no root
   uint64_t line = 0;
-  Str time, text;              // empty for the launcher's report (no line of the failure itself)
-  uint32_t entry = kNoEntry;   // the root's entry in the pack, kNoEntry when no entry knows it
+  Str time, text;             // empty for the launcher's report (no line of the failure itself)
+  uint32_t entry = kNoEntry;  // the root's entry in the pack, kNoEntry when no entry knows it
 };
 RootSite root_site(const Evidence &ev, const Diagnosis &d);
 

@@ -1,23 +1,20 @@
 #include "diagnose/evidence.h"
 
-#include "common/decimal.h"
-#include "common/vocabulary.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "common/decimal.h"
+#include "common/vocabulary.h"
 
 namespace faultline {
 
 namespace {
 
-bool name_is(const flatbuffers::String *s, const char *lit) {
-  return s && std::strcmp(s->c_str(), lit) == 0;
-}
+bool name_is(const flatbuffers::String *s, const char *lit) { return s && std::strcmp(s->c_str(), lit) == 0; }
 
 bool captured_number(const fl_event *ev, const char *name, int64_t *out) {
   for (uint32_t i = 0; i < ev->capture_count; i++)
-    if (std::strcmp(ev->captures[i].name, name) == 0)
-      return parse_decimal(ev->captures[i].value, ev->captures[i].value_len, out);
+    if (std::strcmp(ev->captures[i].name, name) == 0) return parse_decimal(ev->captures[i].value, ev->captures[i].value_len, out);
   return false;
 }
 
@@ -64,9 +61,7 @@ Str Evidence::intern(const char *p, size_t n) {
   return s;
 }
 
-bool Evidence::str_eq(Str s, const char *p, size_t n) const {
-  return s.len == n && (n == 0 || std::memcmp(str(s), p, n) == 0);
-}
+bool Evidence::str_eq(Str s, const char *p, size_t n) const { return s.len == n && (n == 0 || std::memcmp(str(s), p, n) == 0); }
 
 Str Evidence::copy_from(const Evidence &o, Str s) { return intern(o.str(s), s.len); }
 
@@ -118,8 +113,8 @@ void Evidence::rehash() {
   }
 }
 
-uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host,
-                              size_t host_len, bool create) {
+uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len,
+                              bool create) {
   if (table_.size() < groups.size() * 2 + 2) rehash();
   if (table_.empty()) return kNoEntry;
   uint64_t h = 0xcbf29ce484222325ull;
@@ -131,8 +126,7 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
   size_t slot = h & (cap - 1);
   while (table_[slot]) {
     const Group &g = groups[table_[slot] - 1];
-    if (g.source == source && g.rank == rank && str_eq(g.entry_id, str(id), id.len) &&
-        str_eq(g.host, host, host_len))
+    if (g.source == source && g.rank == rank && str_eq(g.entry_id, str(id), id.len) && str_eq(g.host, host, host_len))
       return table_[slot] - 1;
     slot = (slot + 1) & (cap - 1);
   }
@@ -148,8 +142,7 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
   return static_cast<uint32_t>(groups.size() - 1);
 }
 
-void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host,
-                              size_t host_len) {
+void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
   if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) return;
   Candidate c;
   c.source = source;
@@ -204,7 +197,8 @@ void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern 
   }
   if (h->signal == 0 && captured_number(ev, capture::kSignal, &v)) h->signal = v;
   if (h->host.len == 0)
-    if (const fl_capture *x = capture_text(ev, capture::kFailedHost)) h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
+    if (const fl_capture *x = capture_text(ev, capture::kFailedHost))
+      h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
 }
 
 void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
@@ -256,8 +250,10 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       return;
     }
     if (captured_number(ev, capture::kWorldSize, &v) && v > world_size_) world_size_ = v;
-    if (name_is(pat->name(), pattern::kTracebackHeader)) live_.traceback_line = ev->line_number;
-    else if (name_is(pat->name(), pattern::kExceptionLine)) note_candidate(source, ev, rank, host, host_len);
+    if (name_is(pat->name(), pattern::kTracebackHeader))
+      live_.traceback_line = ev->line_number;
+    else if (name_is(pat->name(), pattern::kExceptionLine))
+      note_candidate(source, ev, rank, host, host_len);
   } else {
     live_.known_line = ev->line_number;
     for (size_t i = candidates.size(); i-- > 0;) {
@@ -274,8 +270,10 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   size_t mark = pool_.size();
   Str id = intern(e->id()->c_str(), e->id()->size());
   uint32_t gi = find_group(source, ev->entry, id, rank, host, host_len, false);
-  if (gi != kNoEntry) pool_.truncate(mark);
-  else gi = find_group(source, ev->entry, id, rank, host, host_len, true);
+  if (gi != kNoEntry)
+    pool_.truncate(mark);
+  else
+    gi = find_group(source, ev->entry, id, rank, host, host_len, true);
   if (gi == kNoEntry) {
     dropped_events_++;
     return;
@@ -401,8 +399,7 @@ void Evidence::merge(const Evidence &o) {
       progress.push(n);
       continue;
     }
-    if (p.timeout_seq >= 0 && (mine->timeout_seq < 0 || p.timeout_seq < mine->timeout_seq))
-      mine->timeout_seq = p.timeout_seq;
+    if (p.timeout_seq >= 0 && (mine->timeout_seq < 0 || p.timeout_seq < mine->timeout_seq)) mine->timeout_seq = p.timeout_seq;
     if (p.last_enqueued > mine->last_enqueued) mine->last_enqueued = p.last_enqueued;
     if (p.last_completed > mine->last_completed) mine->last_completed = p.last_completed;
     if (p.line < mine->line) mine->line = p.line;
@@ -471,9 +468,8 @@ void Evidence::canonicalize() {
     if (int c = cmp_str(a.host, b.host)) return c < 0;
     return a.pid < b.pid;
   });
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
-    return a.source != b.source ? a.source < b.source : a.line < b.line;
-  });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate &a, const Candidate &b) { return a.source != b.source ? a.source < b.source : a.line < b.line; });
   // The same per-source candidate budget as while scanning: first half and latest half.
   Vec<Candidate> kept(alloc_);
   for (size_t i = 0; i < candidates.size();) {
@@ -517,8 +513,10 @@ void source_hints_from_name(const char *name, size_t len, int64_t *rank, int64_t
     bool digits = end > start;
     int64_t v = 0;
     for (size_t i = start; i < end && digits; i++) {
-      if (name[i] < '0' || name[i] > '9' || i - start > 8) digits = false;
-      else v = v * 10 + (name[i] - '0');
+      if (name[i] < '0' || name[i] > '9' || i - start > 8)
+        digits = false;
+      else
+        v = v * 10 + (name[i] - '0');
     }
     if (digits && start >= 2) {
       // The parent directory must be attempt_<k>.

@@ -36,19 +36,19 @@ struct SourceRec {
 
 struct Group {
   uint32_t source = 0;
-  uint32_t entry = kNoEntry;     // index in the pack; kNoEntry when the id is not in it
+  uint32_t entry = kNoEntry;  // index in the pack; kNoEntry when the id is not in it
   Str entry_id;
   int64_t rank = -1;
   Str host;
   uint64_t count = 0;
   uint64_t first_line = 0, last_line = 0;
   Str first_time, first_text, first_pattern;
-  Str fields;                    // "name\0value\0" pairs of the first event
-  uint32_t pattern_mask = 0;     // bit i: the entry's pattern i fired (i < kMaxPatternsPerEntry)
-  uint32_t truncated = 0;        // the first line was cut at kMaxTextBytes
+  Str fields;                 // "name\0value\0" pairs of the first event
+  uint32_t pattern_mask = 0;  // bit i: the entry's pattern i fired (i < kMaxPatternsPerEntry)
+  uint32_t truncated = 0;     // the first line was cut at kMaxTextBytes
   // Weaker clues to the rank, resolved at diagnosis (see effective ranks).
   int64_t pid = -1, local_rank = -1, device = -1;
-  int64_t culprit_rank = -1;     // a rank the message itself blames (capture `culprit_rank`)
+  int64_t culprit_rank = -1;  // a rank the message itself blames (capture `culprit_rank`)
 };
 
 // Which global rank a process is: NCCL prints "comm 0x.. rank R nranks N"
@@ -62,7 +62,7 @@ struct RankOfPid {
 // "Root Cause (first observed failure)" block): a hint, not proof.
 struct LaunchHint {
   uint32_t source = 0;
-  uint64_t line = 0;             // of the block header; 0 = none
+  uint64_t line = 0;  // of the block header; 0 = none
   int64_t rank = -1, local_rank = -1, exitcode = 0, signal = 0;
   bool has_exitcode = false;
   Str host;
@@ -73,9 +73,9 @@ struct Progress {
   uint32_t source = 0;
   int64_t rank = -1;
   Str host;
-  int64_t timeout_seq = -1;      // smallest SeqNum this rank timed out on
-  int64_t last_enqueued = -1;    // largest "last enqueued NCCL work"
-  int64_t last_completed = -1;   // largest "last completed NCCL work"
+  int64_t timeout_seq = -1;     // smallest SeqNum this rank timed out on
+  int64_t last_enqueued = -1;   // largest "last enqueued NCCL work"
+  int64_t last_completed = -1;  // largest "last completed NCCL work"
   uint64_t line = 0;
 };
 
@@ -85,7 +85,7 @@ struct Candidate {
   uint64_t line = 0;
   int64_t rank = -1;
   Str host, time, text, exception;
-  bool explained = false;        // the same line matched a known entry
+  bool explained = false;  // the same line matched a known entry
 };
 
 class Evidence {
@@ -135,15 +135,14 @@ class Evidence {
   // Live scanning state of the current source (not part of a partial).
   struct Live {
     uint32_t source = kNoEntry;
-    uint64_t traceback_line = 0;      // last "Traceback (most recent call last):"
-    uint64_t known_line = 0;          // last line a known entry matched
-    uint64_t hint_line = 0;           // open root-cause block, 0 = none
+    uint64_t traceback_line = 0;  // last "Traceback (most recent call last):"
+    uint64_t known_line = 0;      // last line a known entry matched
+    uint64_t hint_line = 0;       // open root-cause block, 0 = none
     bool hint_done = false;
-    size_t last_progress = 0;         // index of the progress record used last
+    size_t last_progress = 0;  // index of the progress record used last
   };
 
-  uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len,
-                      bool create);
+  uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len, bool create);
   void rehash();
   void note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
   void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
@@ -155,7 +154,7 @@ class Evidence {
   Allocator alloc_;
   const PackView *pack_ = nullptr;
   Text pool_;
-  Vec<uint32_t> table_;       // open addressing over groups: index + 1, 0 = empty
+  Vec<uint32_t> table_;  // open addressing over groups: index + 1, 0 = empty
   Live live_;
   uint64_t dropped_events_ = 0;
   int64_t world_size_ = -1;

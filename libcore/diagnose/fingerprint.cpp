@@ -28,8 +28,10 @@ void fingerprint_root(const Evidence &ev, Diagnosis *d) {
   } else if (d->root_candidate >= 0) {
     const Candidate &x = ev.candidates[d->root_candidate];
     t.add("unknown:");
-    if (x.exception.len) template_of(ev.str(x.exception), x.exception.len, &t);
-    else template_of(ev.str(x.text), x.text.len, &t);
+    if (x.exception.len)
+      template_of(ev.str(x.exception), x.exception.len, &t);
+    else
+      template_of(ev.str(x.text), x.text.len, &t);
   } else if (d->root_hint >= 0) {
     const LaunchHint &h = ev.hints[d->root_hint];
     t.add("unknown:exit:");
@@ -54,7 +56,8 @@ void template_of(const char *s, size_t n, Text *out) {
     }
     if (space && out->size()) out->addc(' ');
     space = false;
-    bool word_start = i == 0 || !((s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= 'A' && s[i - 1] <= 'Z') || s[i - 1] == '_');
+    bool word_start =
+        i == 0 || !((s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= 'A' && s[i - 1] <= 'Z') || s[i - 1] == '_');
     if (c == '/' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\'' || s[i - 1] == '"' || s[i - 1] == '(' || s[i - 1] == '=')) {
       // A path: up to a space or quote.
       while (i < n && s[i] != ' ' && s[i] != '\'' && s[i] != '"' && s[i] != ')' && s[i] != ',') i++;
@@ -69,7 +72,9 @@ void template_of(const char *s, size_t n, Text *out) {
     }
     if (digit(c)) {
       // A run of digits, with '.', ':' or '-' between digits (numbers, IPs, times).
-      while (i < n && (digit(s[i]) || ((s[i] == '.' || s[i] == ':' || s[i] == '-' || s[i] == ',') && i + 1 < n && digit(s[i + 1])))) i++;
+      while (i < n &&
+             (digit(s[i]) || ((s[i] == '.' || s[i] == ':' || s[i] == '-' || s[i] == ',') && i + 1 < n && digit(s[i + 1]))))
+        i++;
       out->add("<n>");
       continue;
     }

@@ -9,8 +9,8 @@
 //   checked on reading; a partial is untrusted input.
 #include <cstring>
 
-#include "diagnose/evidence.h"
 #include "common/hash.h"
+#include "diagnose/evidence.h"
 
 namespace faultline {
 
@@ -91,16 +91,16 @@ bool Evidence::serialize(Text *out) const {
   }
   w.u32(static_cast<uint32_t>(hints.size()));
   for (const LaunchHint &h : hints)
-    w.u32(h.source), w.u64(h.line), w.i64(h.rank), w.i64(h.local_rank), w.i64(h.exitcode), w.i64(h.signal),
-        w.u8(h.has_exitcode), w.str(h.host);
+    w.u32(h.source), w.u64(h.line), w.i64(h.rank), w.i64(h.local_rank), w.i64(h.exitcode), w.i64(h.signal), w.u8(h.has_exitcode),
+        w.str(h.host);
   w.u32(static_cast<uint32_t>(progress.size()));
   for (const Progress &p : progress)
-    w.u32(p.source), w.i64(p.rank), w.str(p.host), w.i64(p.timeout_seq), w.i64(p.last_enqueued),
-        w.i64(p.last_completed), w.u64(p.line);
+    w.u32(p.source), w.i64(p.rank), w.str(p.host), w.i64(p.timeout_seq), w.i64(p.last_enqueued), w.i64(p.last_completed),
+        w.u64(p.line);
   w.u32(static_cast<uint32_t>(candidates.size()));
   for (const Candidate &c : candidates)
-    w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text),
-        w.str(c.exception), w.u8(c.explained);
+    w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text), w.str(c.exception),
+        w.u8(c.explained);
   w.u32(static_cast<uint32_t>(pid_ranks.size()));
   for (const RankOfPid &r : pid_ranks) w.str(r.host), w.i64(r.pid), w.i64(r.rank), w.i64(r.nranks);
   if (payload.failed()) return false;
@@ -171,8 +171,8 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     g.first_line = r.u64(), g.last_line = r.u64(), g.first_time = r.str(), g.first_text = r.str();
     g.first_pattern = r.str(), g.fields = r.str(), g.pattern_mask = r.u32(), g.truncated = r.u32();
     g.pid = r.i64(), g.local_rank = r.i64(), g.device = r.i64(), g.culprit_rank = r.i64();
-    good = g.source < ns && ok(g.entry_id) && ok(g.host) && ok(g.first_time) && ok(g.first_text) &&
-           ok(g.first_pattern) && static_cast<uint64_t>(g.fields.off) + g.fields.len <= pool_len &&
+    good = g.source < ns && ok(g.entry_id) && ok(g.host) && ok(g.first_time) && ok(g.first_text) && ok(g.first_pattern) &&
+           static_cast<uint64_t>(g.fields.off) + g.fields.len <= pool_len &&
            (g.fields.len == 0 || pool_.data()[g.fields.off + g.fields.len - 1] == '\0');
     g.entry = kNoEntry;
     if (good && pack_)

@@ -44,9 +44,15 @@ inline void dfa_run_typed(const DfaView &dfa, const uint8_t *line, size_t len, F
 template <typename F>
 inline void dfa_run(const DfaView &dfa, const uint8_t *line, size_t len, F &&on_accept) {
   switch (dfa.width) {
-    case 1: dfa_run_typed<uint8_t>(dfa, line, len, on_accept); break;
-    case 2: dfa_run_typed<uint16_t>(dfa, line, len, on_accept); break;
-    default: dfa_run_typed<uint32_t>(dfa, line, len, on_accept); break;
+    case 1:
+      dfa_run_typed<uint8_t>(dfa, line, len, on_accept);
+      break;
+    case 2:
+      dfa_run_typed<uint16_t>(dfa, line, len, on_accept);
+      break;
+    default:
+      dfa_run_typed<uint32_t>(dfa, line, len, on_accept);
+      break;
   }
 }
 

@@ -1,10 +1,9 @@
 #include "match/line_matcher.h"
 
-#include "match/literal_filter.h"
-
 #include <cstdlib>
 #include <cstring>
 
+#include "match/literal_filter.h"
 
 namespace faultline {
 
@@ -37,7 +36,8 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   const size_t dfas = pack->dfa_count() ? pack->dfa_count() : 1;
   dfa_stamp_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
   dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
-  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_) return Status::kNoMem;
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_)
+    return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t pieces = pack->pattern(i)->piece_count();
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
@@ -95,7 +95,8 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
     for (uint32_t i = 0; i < dfa_list_count_; i++) run_dfa(dfa_list_[i], line, len);
     // The line's frame matters only when some entry pattern may match.
     bool any_entry = false;
-    for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
+    for (uint32_t i = 0; i < complete_count_ && !any_entry; i++)
+      any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
     if (any_entry && lf.framing_dfas)
       for (uint32_t d : *lf.framing_dfas) run_dfa(d, line, len);
   } else {

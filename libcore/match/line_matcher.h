@@ -45,7 +45,7 @@ class LineMatcher {
   uint32_t *full_mask_ = nullptr;  // per pattern: all piece bits
   uint32_t *touched_ = nullptr;    // patterns whose seen_ is non-zero
   uint32_t touched_count_ = 0;
-  uint32_t *complete_ = nullptr;   // patterns whose pieces were all seen, in order
+  uint32_t *complete_ = nullptr;  // patterns whose pieces were all seen, in order
   uint32_t complete_count_ = 0;
   int32_t *slots_ = nullptr;
   void *vm_scratch_ = nullptr;

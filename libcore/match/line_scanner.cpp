@@ -76,9 +76,15 @@ void LineFrame::add(const char *name, const uint8_t *line, int32_t a, int32_t b)
   const char *v = reinterpret_cast<const char *>(line) + a;
   const size_t n = static_cast<size_t>(b - a);
   switch (static_cast<FrameField>(field)) {
-    case FrameField::kHost: host = v, host_len = n; break;
-    case FrameField::kTime: time = v, time_len = n; break;
-    default: number[field] = parse_number(v, n); break;
+    case FrameField::kHost:
+      host = v, host_len = n;
+      break;
+    case FrameField::kTime:
+      time = v, time_len = n;
+      break;
+    default:
+      number[field] = parse_number(v, n);
+      break;
   }
 }
 
@@ -341,8 +347,10 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   const uint8_t *last = end;
   while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
   if (last > p) {
-    if (pack_->literals.usable) scan_filtered(p, last, begin);
-    else scan_each(p, last, begin);
+    if (pack_->literals.usable)
+      scan_filtered(p, last, begin);
+    else
+      scan_each(p, last, begin);
     line_start_ = offset_ + static_cast<uint64_t>(last - begin);
   }
   if (last < end) append(last, static_cast<size_t>(end - last));

@@ -22,8 +22,8 @@ namespace faultline {
 // later in the line, nearer the message, is the more specific one and wins its
 // field (srun's task id is a node index under torchrun).
 struct LineFrame {
-  int64_t number[4];             // rank, local_rank, pid, device (FrameField order); -1 = unset
-  const char *host, *time;       // point into the line; NULL = unset
+  int64_t number[4];        // rank, local_rank, pid, device (FrameField order); -1 = unset
+  const char *host, *time;  // point into the line; NULL = unset
   size_t host_len, time_len;
   int32_t from[kFrameFieldCount];  // where in the line each field's value stands; -1 = unset
 
@@ -66,15 +66,15 @@ class LineScanner {
   uint8_t *line_ = nullptr;
   size_t line_len_ = 0;
   bool line_truncated_ = false;
-  bool line_open_ = false;       // some bytes of the current line were seen
-  bool pending_cr_ = false;      // the last chunk ended in '\r': a '\n' next is part of that break
-  uint8_t *clean_ = nullptr;     // the line with ANSI escape sequences removed
+  bool line_open_ = false;    // some bytes of the current line were seen
+  bool pending_cr_ = false;   // the last chunk ended in '\r': a '\n' next is part of that break
+  uint8_t *clean_ = nullptr;  // the line with ANSI escape sequences removed
   fl_capture *captures_ = nullptr;
   uint32_t max_captures_ = 0;
 
-  uint64_t offset_ = 0;          // stream offset of the next byte fed
-  uint64_t line_start_ = 0;      // stream offset of the current line
-  uint64_t line_number_ = 0;     // of the last completed line
+  uint64_t offset_ = 0;       // stream offset of the next byte fed
+  uint64_t line_start_ = 0;   // stream offset of the current line
+  uint64_t line_number_ = 0;  // of the last completed line
   uint64_t bytes_ = 0, lines_ = 0, truncated_lines_ = 0, events_ = 0;
 
   // The line being matched.

@@ -21,9 +21,9 @@ inline uint64_t load64(const uint8_t *p) {
 // ASCII lower case of 8 bytes at once: 0x20 added to each byte in 'A'..'Z'.
 inline uint64_t lower64(uint64_t v) {
   const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-  const uint64_t ge_a = (v | high) - ones * 'A';          // high bit set where byte >= 'A' (for bytes < 0x80)
-  const uint64_t gt_z = (v | high) - ones * ('Z' + 1);    // high bit set where byte > 'Z'
-  const uint64_t upper = ge_a & ~gt_z & ~v & high;        // 'A'..'Z', ASCII only
+  const uint64_t ge_a = (v | high) - ones * 'A';        // high bit set where byte >= 'A' (for bytes < 0x80)
+  const uint64_t gt_z = (v | high) - ones * ('Z' + 1);  // high bit set where byte > 'Z'
+  const uint64_t upper = ge_a & ~gt_z & ~v & high;      // 'A'..'Z', ASCII only
   return v | (upper >> 2);
 }
 
@@ -81,8 +81,8 @@ inline bool bit_set(const uint8_t *bits, uint32_t gram) {
 
 // Keys of the buckets in `buckets` whose fingerprint starts at `at`.
 template <typename Sink>
-const uint8_t *verify_short(const LiteralFilterView &f, uint32_t buckets, const uint8_t *at, const uint8_t *begin, const uint8_t *end,
-                            Sink &sink) {
+const uint8_t *verify_short(const LiteralFilterView &f, uint32_t buckets, const uint8_t *at, const uint8_t *begin,
+                            const uint8_t *end, Sink &sink) {
   for (; buckets; buckets &= buckets - 1) {
     const uint32_t b = static_cast<uint32_t>(__builtin_ctz(buckets));
     for (uint32_t k = f.bucket_first[b]; k < f.bucket_first[b + 1]; k++) {
@@ -100,7 +100,8 @@ inline uint32_t buckets_at(const uint8_t *masks, const uint8_t *p) {
 }
 
 template <typename Sink>
-const uint8_t *short_portable(const LiteralFilterView &f, const uint8_t *from, const uint8_t *begin, const uint8_t *end, Sink &sink) {
+const uint8_t *short_portable(const LiteralFilterView &f, const uint8_t *from, const uint8_t *begin, const uint8_t *end,
+                              Sink &sink) {
   for (const uint8_t *p = from; end - p >= 4; p++)
     if (uint32_t b = buckets_at(f.masks, p))
       if (const uint8_t *hit = verify_short(f, b, p, begin, end, sink)) return hit;
@@ -110,7 +111,7 @@ const uint8_t *short_portable(const LiteralFilterView &f, const uint8_t *from, c
 #ifdef FL_LITERAL_X86
 template <typename Sink>
 __attribute__((target("avx2"))) const uint8_t *short_avx2(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
-                                                  Sink &sink) {
+                                                          Sink &sink) {
   const __m256i nibble = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
   __m256i lo[4], hi[4];
   for (int j = 0; j < 4; j++) {
@@ -140,7 +141,7 @@ __attribute__((target("avx2"))) const uint8_t *short_avx2(const LiteralFilterVie
 
 template <typename Sink>
 __attribute__((target("ssse3"))) const uint8_t *short_ssse3(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
-                                                  Sink &sink) {
+                                                            Sink &sink) {
   const __m128i nibble = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
   __m128i lo[4], hi[4];
   for (int j = 0; j < 4; j++) {
@@ -244,10 +245,13 @@ const uint8_t *short_scan(const LiteralFilterView &f, const uint8_t *begin, cons
   if (!f.short_keys) return nullptr;
   switch (kernel()) {
 #ifdef FL_LITERAL_X86
-    case Kernel::kAvx2: return short_avx2(f, begin, end, sink);
-    case Kernel::kSsse3: return short_ssse3(f, begin, end, sink);
+    case Kernel::kAvx2:
+      return short_avx2(f, begin, end, sink);
+    case Kernel::kSsse3:
+      return short_ssse3(f, begin, end, sink);
 #endif
-    default: return short_portable(f, begin, begin, end, sink);
+    default:
+      return short_portable(f, begin, begin, end, sink);
   }
 }
 
@@ -276,8 +280,8 @@ const uint8_t *literal_find_short(const LiteralFilterView &f, const uint8_t *beg
   return short_scan(f, begin, end, sink);
 }
 
-void literal_each_key(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end, void (*fn)(void *, const fb::LiteralKey *),
-                      void *ctx) {
+void literal_each_key(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
+                      void (*fn)(void *, const fb::LiteralKey *), void *ctx) {
   EachKey sink{fn, ctx};
   long_scan(f, begin, end, sink);
   short_scan(f, begin, end, sink);
@@ -285,9 +289,12 @@ void literal_each_key(const LiteralFilterView &f, const uint8_t *begin, const ui
 
 const char *literal_short_kernel() {
   switch (kernel()) {
-    case Kernel::kAvx2: return "avx2";
-    case Kernel::kSsse3: return "ssse3";
-    default: return "portable";
+    case Kernel::kAvx2:
+      return "avx2";
+    case Kernel::kSsse3:
+      return "ssse3";
+    default:
+      return "portable";
   }
 }
 

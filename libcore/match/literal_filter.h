@@ -26,9 +26,7 @@ inline constexpr uint32_t kLiteralMaskBytes = 4 * 32;
 
 inline uint8_t literal_lower(uint8_t c) { return c >= 'A' && c <= 'Z' ? static_cast<uint8_t>(c + 32) : c; }
 
-inline uint32_t literal_load_gram(const uint8_t *p) {
-  return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
+inline uint32_t literal_load_gram(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
 // Bit of a 4-gram in the bit set, and its home slot in a table of 2^log2 slots.
 inline uint32_t literal_bit(uint32_t gram) { return (gram * 0x9E3779B1u) >> (32 - kLiteralBitsLog2); }
 inline uint32_t literal_slot(uint32_t gram, uint32_t log2) { return (gram * 0x85EBCA6Bu) >> (32 - log2); }
@@ -62,8 +60,8 @@ const uint8_t *literal_find_short(const LiteralFilterView &f, const uint8_t *beg
 
 // Calls fn for every key occurrence lying wholly in [begin, end) (a line):
 // a key that occurs several times is reported several times.
-void literal_each_key(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end, void (*fn)(void *, const fb::LiteralKey *),
-                      void *ctx);
+void literal_each_key(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
+                      void (*fn)(void *, const fb::LiteralKey *), void *ctx);
 
 // Which short-key kernel this CPU runs: "avx2", "ssse3" or "portable".
 const char *literal_short_kernel();

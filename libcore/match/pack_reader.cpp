@@ -15,7 +15,9 @@ namespace faultline {
 namespace {
 
 template <typename T>
-uint32_t vsize(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
+uint32_t vsize(const flatbuffers::Vector<T> *v) {
+  return v ? v->size() : 0;
+}
 
 Status corrupt(ErrorText *err, const char *what, uint32_t index) {
   err->set("pack is corrupt: %s (at index %u)", what, index);
@@ -28,9 +30,12 @@ Status check_entries(const fb::Pack *pack, ErrorText *err) {
     const fb::Entry *e = pack->entries()->Get(i);
     // Enum values are not checked by the verifier; a report would index
     // name tables with them.
-    if (static_cast<unsigned>(e->severity()) > static_cast<unsigned>(fb::Severity::MAX)) return corrupt(err, "entry severity out of range", i);
-    if (static_cast<unsigned>(e->role()) > static_cast<unsigned>(fb::Role::MAX)) return corrupt(err, "entry role out of range", i);
-    if (static_cast<unsigned>(e->action()) > static_cast<unsigned>(fb::Action::MAX)) return corrupt(err, "entry action out of range", i);
+    if (static_cast<unsigned>(e->severity()) > static_cast<unsigned>(fb::Severity::MAX))
+      return corrupt(err, "entry severity out of range", i);
+    if (static_cast<unsigned>(e->role()) > static_cast<unsigned>(fb::Role::MAX))
+      return corrupt(err, "entry role out of range", i);
+    if (static_cast<unsigned>(e->action()) > static_cast<unsigned>(fb::Action::MAX))
+      return corrupt(err, "entry action out of range", i);
     const fb::Condition *c = e->condition();
     if (!c || c->min_count() == 0) return corrupt(err, "entry condition missing or zero count", i);
     if (static_cast<unsigned>(c->require()) > static_cast<unsigned>(fb::Require::MAX) ||
@@ -72,9 +77,9 @@ Status check_literal_filter(const fb::LiteralFilter *f, uint32_t dfas, ErrorText
   const uint32_t stride = f->stride(), slots = vsize(f->slots());
   if (stride < 1 || stride > kLiteralMaxStride) return corrupt(err, "literal filter stride out of range", stride);
   if (vsize(f->bits()) != kLiteralBitsBytes) return corrupt(err, "literal filter bit set has the wrong size", vsize(f->bits()));
-  if (slots < 2 || (slots & (slots - 1)))
-    return corrupt(err, "literal filter hash table has the wrong shape", slots);
-  Status st = check_literal_keys(f->long_keys(), stride + 3, stride + 3, dfas, "literal filter long key shorter than its window", err);
+  if (slots < 2 || (slots & (slots - 1))) return corrupt(err, "literal filter hash table has the wrong shape", slots);
+  Status st =
+      check_literal_keys(f->long_keys(), stride + 3, stride + 3, dfas, "literal filter long key shorter than its window", err);
   if (st != Status::kOk) return st;
   st = check_literal_keys(f->short_keys(), 4, 4, dfas, "literal filter short key shorter than its fingerprint", err);
   if (st != Status::kOk) return st;
@@ -221,8 +226,8 @@ Status read_header(const uint8_t *bytes, size_t size, PackHeader *out, ErrorText
   }
   PackHeader h = read_pack_header(bytes);
   if (h.format_major != kPackFormatMajor) {
-    err->set("pack format %u.%u is not readable by this runtime (format %u.%u)", h.format_major, h.format_minor,
-             kPackFormatMajor, kPackFormatMinor);
+    err->set("pack format %u.%u is not readable by this runtime (format %u.%u)", h.format_major, h.format_minor, kPackFormatMajor,
+             kPackFormatMinor);
     return Status::kPackVersion;
   }
   if (h.header_bytes < kPackHeaderBytes || h.header_bytes % 8 != 0 || h.header_bytes > size) {

@@ -5,12 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/status.h"
 #include "match/dfa.h"
 #include "match/literal_filter.h"
-#include "pack_generated.h"
 #include "match/pack_header.h"
 #include "match/program.h"
-#include "common/status.h"
+#include "pack_generated.h"
 
 namespace faultline {
 

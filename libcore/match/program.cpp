@@ -8,22 +8,23 @@
 namespace faultline {
 namespace {
 
-bool is_word_byte(uint8_t c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_word_byte(uint8_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
 // A zero-width assertion at position `at` of the line.
 bool assert_holds(uint32_t kind, const uint8_t *line, size_t len, size_t at) {
   switch (kind) {
-    case kAssertLineStart: return at == 0;
-    case kAssertLineEnd: return at == len;
+    case kAssertLineStart:
+      return at == 0;
+    case kAssertLineEnd:
+      return at == len;
     case kAssertWordBoundary:
     case kAssertNotWordBoundary: {
       bool before = at > 0 && is_word_byte(line[at - 1]);
       bool after = at < len && is_word_byte(line[at]);
       return (before != after) == (kind == kAssertWordBoundary);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -76,7 +77,9 @@ struct Vm {
       uint32_t w0 = p.insns[2 * pc], y = p.insns[2 * pc + 1];
       uint32_t x = insn_x(w0);
       switch (insn_op(w0)) {
-        case kOpJump: stack[top++] = Frame{x, 0, 0}; break;
+        case kOpJump:
+          stack[top++] = Frame{x, 0, 0};
+          break;
         case kOpSplit:
           stack[top++] = Frame{y, 0, 0};  // pushed first: runs second
           stack[top++] = Frame{x, 0, 0};
@@ -102,10 +105,14 @@ struct Vm {
 bool consumes(const ProgramView &p, uint32_t w0, uint8_t c) {
   uint32_t x = insn_x(w0);
   switch (insn_op(w0)) {
-    case kOpByte: return x == c;
-    case kOpClass: return (p.classes[static_cast<size_t>(x) * 32 + c / 8] >> (c % 8)) & 1u;
-    case kOpAny: return true;
-    default: return false;
+    case kOpByte:
+      return x == c;
+    case kOpClass:
+      return (p.classes[static_cast<size_t>(x) * 32 + c / 8] >> (c % 8)) & 1u;
+    case kOpAny:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -118,15 +125,31 @@ bool program_is_valid(const ProgramView &p) {
     uint32_t w0 = p.insns[2 * pc], y = p.insns[2 * pc + 1];
     uint32_t x = insn_x(w0);
     switch (insn_op(w0)) {
-      case kOpByte: if (x > 255) return false; break;
-      case kOpClass: if (x >= p.class_count) return false; break;
-      case kOpAny: break;
-      case kOpSplit: if (x >= p.insn_count || y >= p.insn_count) return false; break;
-      case kOpJump: if (x >= p.insn_count) return false; break;
-      case kOpSave: if (x >= p.slot_count) return false; break;
-      case kOpAssert: if (x >= kAssertCount) return false; break;
-      case kOpMatch: has_match = true; break;
-      default: return false;
+      case kOpByte:
+        if (x > 255) return false;
+        break;
+      case kOpClass:
+        if (x >= p.class_count) return false;
+        break;
+      case kOpAny:
+        break;
+      case kOpSplit:
+        if (x >= p.insn_count || y >= p.insn_count) return false;
+        break;
+      case kOpJump:
+        if (x >= p.insn_count) return false;
+        break;
+      case kOpSave:
+        if (x >= p.slot_count) return false;
+        break;
+      case kOpAssert:
+        if (x >= kAssertCount) return false;
+        break;
+      case kOpMatch:
+        has_match = true;
+        break;
+      default:
+        return false;
     }
     // Falling through from a non-jumping instruction must stay in range.
     Op op = insn_op(w0);
@@ -173,10 +196,11 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
   std::memset(visited, 0, words * sizeof(uint64_t));
   Job *stack = reinterpret_cast<Job *>(static_cast<uint8_t *>(scratch) + kBitStateMaxStates / 8);
   int32_t *cap = reinterpret_cast<int32_t *>(stack + kBitStateJobs);
-  const bool anchored = n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
-                        insn_x(p.insns[2]) == kAssertLineStart;
+  const bool anchored =
+      n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert && insn_x(p.insns[2]) == kAssertLineStart;
   int first_byte = -1;
-  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte) first_byte = static_cast<int>(insn_x(p.insns[2]));
+  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte)
+    first_byte = static_cast<int>(insn_x(p.insns[2]));
   // Starts in order, each explored depth-first in priority order: the first
   // Match reached is the leftmost-first match. A (pc, pos) explored once
   // failed and fails again from any later start, so it is never redone.
@@ -270,13 +294,14 @@ bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *
   bool matched = false;
   // A program that starts "save 0; assert line-start" can only match from
   // position 0: no new attempts later, and the run ends when its threads do.
-  const bool anchored = n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
-                        insn_x(p.insns[2]) == kAssertLineStart;
+  const bool anchored =
+      n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert && insn_x(p.insns[2]) == kAssertLineStart;
   // When the program must begin with one byte (after its start Save), the
   // positions where no thread is alive can be skipped to that byte's next
   // occurrence: most lines reach the VM for one match somewhere in them.
   int first_byte = -1;
-  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte) first_byte = static_cast<int>(insn_x(p.insns[2]));
+  if (n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpByte)
+    first_byte = static_cast<int>(insn_x(p.insns[2]));
   for (size_t at = 0; at <= len; at++) {
     if (cur->size == 0 && first_byte >= 0 && !matched && at > 0) {
       const void *next_start = at < len ? std::memchr(line + at, first_byte, len - at) : nullptr;

@@ -29,7 +29,6 @@ inline constexpr uint8_t kOpCount = 8;
 enum AssertOp : uint8_t { kAssertLineStart = 0, kAssertLineEnd = 1, kAssertWordBoundary = 2, kAssertNotWordBoundary = 3 };
 inline constexpr uint8_t kAssertCount = 4;
 
-
 inline uint32_t insn_word0(Op op, uint32_t x) { return static_cast<uint32_t>(op) | (x << 8); }
 inline Op insn_op(uint32_t word0) { return static_cast<Op>(word0 & 0xffu); }
 inline uint32_t insn_x(uint32_t word0) { return word0 >> 8; }

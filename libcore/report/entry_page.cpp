@@ -35,8 +35,10 @@ struct Page {
     if (!v) return;
     int i = 1;
     for (const auto *x : *v) {
-      if (numbered) out->addf("%d. ", i++);
-      else out->add(md ? "- " : "  - ");
+      if (numbered)
+        out->addf("%d. ", i++);
+      else
+        out->add(md ? "- " : "  - ");
       para(x->c_str());
     }
   }
@@ -58,8 +60,10 @@ struct Page {
 void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text *out) {
   const fb::Entry *e = pack.entry(index);
   Page p{out, markdown};
-  if (markdown) out->addf("# %s\n\n", s(e->title()));
-  else out->addf("%s\n\n", s(e->title()));
+  if (markdown)
+    out->addf("# %s\n\n", s(e->title()));
+  else
+    out->addf("%s\n\n", s(e->title()));
   out->addf(markdown ? "`%s` · type `%s` · category `%s` · severity %s · role %s · action %s\n"
                      : "%s  (type %s, category %s, severity %s, role %s, action %s)\n",
             s(e->id()), s(e->type()), s(e->category()), severity_name(e->severity()), role_name(e->role()),
@@ -118,7 +122,8 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
   if (e->related() && e->related()->size()) {
     p.heading("Related");
     for (uint32_t r : *e->related())
-      if (r < pack.entry_count()) out->addf(markdown ? "- `%s`: %s\n" : "  - %s: %s\n", s(pack.entry(r)->id()), s(pack.entry(r)->title()));
+      if (r < pack.entry_count())
+        out->addf(markdown ? "- `%s`: %s\n" : "  - %s: %s\n", s(pack.entry(r)->id()), s(pack.entry(r)->title()));
   }
   if (e->causes() && e->causes()->size()) {
     p.heading("Often followed by");

@@ -14,10 +14,14 @@ size_t utf8_len(const uint8_t *p, size_t n) {
   size_t len;
   uint32_t min;
   if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) len = 2, min = 0x80;
-  else if ((c & 0xF0) == 0xE0) len = 3, min = 0x800;
-  else if ((c & 0xF8) == 0xF0) len = 4, min = 0x10000;
-  else return 0;
+  if ((c & 0xE0) == 0xC0)
+    len = 2, min = 0x80;
+  else if ((c & 0xF0) == 0xE0)
+    len = 3, min = 0x800;
+  else if ((c & 0xF8) == 0xF0)
+    len = 4, min = 0x10000;
+  else
+    return 0;
   if (n < len) return 0;
   uint32_t cp = c & (0x7F >> len);
   for (size_t i = 1; i < len; i++) {
@@ -40,10 +44,14 @@ void json_escape(Text *out, const char *s, size_t n) {
       out->addc(static_cast<char>(c));
       i++;
     } else if (c < 0x20 || c == 0x7F) {
-      if (c == '\n') out->add("\\n");
-      else if (c == '\t') out->add("\\t");
-      else if (c == '\r') out->add("\\r");
-      else out->addf("\\u%04x", c);
+      if (c == '\n')
+        out->add("\\n");
+      else if (c == '\t')
+        out->add("\\t");
+      else if (c == '\r')
+        out->add("\\r");
+      else
+        out->addf("\\u%04x", c);
       i++;
     } else if (c < 0x80) {
       out->addc(static_cast<char>(c));

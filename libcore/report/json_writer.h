@@ -38,7 +38,7 @@ class JsonWriter {
   void close(char bracket);
   Text *out_;
   int depth_ = 0;
-  bool first_ = true;      // no value yet at this depth
+  bool first_ = true;  // no value yet at this depth
   bool after_key_ = false;
 };
 

@@ -32,10 +32,10 @@ const fb::Entry *root_entry(const ReportInput &in);
 
 // What a launcher should do about this diagnosis.
 struct Advice {
-  const char *action;        // the root entry's action for a known failure, "none" without one, else "investigate"
-  bool retry;                // retrying may help (retry, exclude-node-and-retry)
-  bool exclude_root_host;    // the root's host is faulty
-  const char *text;          // one sentence for a person
+  const char *action;      // the root entry's action for a known failure, "none" without one, else "investigate"
+  bool retry;              // retrying may help (retry, exclude-node-and-retry)
+  bool exclude_root_host;  // the root's host is faulty
+  const char *text;        // one sentence for a person
 };
 Advice advice_for(const ReportInput &in);
 

@@ -9,41 +9,61 @@ namespace faultline {
 
 const char *verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kFailure: return "failure";
-    case Verdict::kInconclusive: return "inconclusive";
-    default: return "no-failure";
+    case Verdict::kFailure:
+      return "failure";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    default:
+      return "no-failure";
   }
 }
 
 const char *action_name(fb::Action a) {
   switch (a) {
-    case fb::Action::Retry: return "retry";
-    case fb::Action::ExcludeNodeAndRetry: return "exclude-node-and-retry";
-    case fb::Action::FixConfig: return "fix-config";
-    case fb::Action::FixCode: return "fix-code";
-    case fb::Action::FixEnvironment: return "fix-environment";
-    case fb::Action::AddResources: return "add-resources";
-    case fb::Action::Stop: return "stop";
-    default: return "investigate";
+    case fb::Action::Retry:
+      return "retry";
+    case fb::Action::ExcludeNodeAndRetry:
+      return "exclude-node-and-retry";
+    case fb::Action::FixConfig:
+      return "fix-config";
+    case fb::Action::FixCode:
+      return "fix-code";
+    case fb::Action::FixEnvironment:
+      return "fix-environment";
+    case fb::Action::AddResources:
+      return "add-resources";
+    case fb::Action::Stop:
+      return "stop";
+    default:
+      return "investigate";
   }
 }
 
 const char *role_name(fb::Role r) {
   switch (r) {
-    case fb::Role::Cause: return "cause";
-    case fb::Role::Collateral: return "collateral";
-    case fb::Role::Wrapper: return "wrapper";
-    default: return "symptom";
+    case fb::Role::Cause:
+      return "cause";
+    case fb::Role::Collateral:
+      return "collateral";
+    case fb::Role::Wrapper:
+      return "wrapper";
+    default:
+      return "symptom";
   }
 }
 
 const char *severity_name(fb::Severity s) {
   switch (s) {
-    case fb::Severity::Critical: return "critical";
-    case fb::Severity::High: return "high";
-    case fb::Severity::Medium: return "medium";
-    case fb::Severity::Low: return "low";
-    default: return "info";
+    case fb::Severity::Critical:
+      return "critical";
+    case fb::Severity::High:
+      return "high";
+    case fb::Severity::Medium:
+      return "medium";
+    case fb::Severity::Low:
+      return "low";
+    default:
+      return "info";
   }
 }
 
@@ -56,14 +76,22 @@ namespace {
 
 const char *advice_text(fb::Action a) {
   switch (a) {
-    case fb::Action::Retry: return "transient failure: retry the job as is";
-    case fb::Action::ExcludeNodeAndRetry: return "faulty node: exclude the host and retry";
-    case fb::Action::FixConfig: return "do not retry unchanged: fix the configuration first";
-    case fb::Action::FixCode: return "do not retry: the code must be fixed";
-    case fb::Action::FixEnvironment: return "do not retry unchanged: fix the environment (drivers, packages, image, mounts)";
-    case fb::Action::AddResources: return "do not retry unchanged: give the job more resources or use less";
-    case fb::Action::Stop: return "stop: retrying cannot help";
-    default: return "investigate before retrying: this failure alone does not decide";
+    case fb::Action::Retry:
+      return "transient failure: retry the job as is";
+    case fb::Action::ExcludeNodeAndRetry:
+      return "faulty node: exclude the host and retry";
+    case fb::Action::FixConfig:
+      return "do not retry unchanged: fix the configuration first";
+    case fb::Action::FixCode:
+      return "do not retry: the code must be fixed";
+    case fb::Action::FixEnvironment:
+      return "do not retry unchanged: fix the environment (drivers, packages, image, mounts)";
+    case fb::Action::AddResources:
+      return "do not retry unchanged: give the job more resources or use less";
+    case fb::Action::Stop:
+      return "stop: retrying cannot help";
+    default:
+      return "investigate before retrying: this failure alone does not decide";
   }
 }
 

@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "diagnose/fingerprint.h"
+#include "faultline.h"
 #include "report/json_writer.h"
 #include "report/report.h"
-#include "faultline.h"
 
 namespace faultline {
 
@@ -53,14 +53,18 @@ void ranks_array(JsonWriter &w, const int64_t *ranks, size_t n) {
 
 void rank_or_null(JsonWriter &w, const char *key, int64_t r) {
   w.key(key);
-  if (r >= 0) w.number(r);
-  else w.null();
+  if (r >= 0)
+    w.number(r);
+  else
+    w.null();
 }
 
 void str_or_null(JsonWriter &w, const char *key, const Evidence &ev, Str s) {
   w.key(key);
-  if (s.len) w.string(ev.str(s), s.len);
-  else w.null();
+  if (s.len)
+    w.string(ev.str(s), s.len);
+  else
+    w.null();
 }
 
 void entry_basics(JsonWriter &w, const fb::Entry *e) {
@@ -138,7 +142,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
   } else {
     w.kv("id", "unknown");
     w.kv("title", d.root_candidate >= 0 ? "Unknown failure: an uncaught exception no entry explains"
-                                         : "Unknown failure: a worker exited with an error no entry explains");
+                                        : "Unknown failure: a worker exited with an error no entry explains");
     w.kv("category", "unknown");
     w.kv("type", "other");
     w.kv("severity", "high");
@@ -162,8 +166,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
       w.end_object();
       where(w, ev, site, "Root Cause (first observed failure) reported by the launcher");
     }
-    w.kv("template", d.fingerprint_template.data() ? d.fingerprint_template.data() : "",
-         d.fingerprint_template.size());
+    w.kv("template", d.fingerprint_template.data() ? d.fingerprint_template.data() : "", d.fingerprint_template.size());
   }
   w.end_object();
 }
@@ -196,8 +199,10 @@ void command_list(JsonWriter &w, const ReportInput &in, const char *key, const L
       fill_placeholders(in, c->run() ? c->run()->c_str() : "", &run);
       w.kv("run", run.data() ? run.data() : "", run.size());
       const flatbuffers::String *text = nullptr;
-      if constexpr (requires { c->explain(); }) text = c->explain();
-      else text = c->expect();
+      if constexpr (requires { c->explain(); })
+        text = c->explain();
+      else
+        text = c->expect();
       w.kv(second, text ? text->c_str() : "");
       w.end_object();
     }
@@ -276,11 +281,15 @@ void render_json(const ReportInput &in, Text *out) {
     rank_or_null(w, "local_rank", h->local_rank);
     str_or_null(w, "host", ev, h->host);
     w.key("exitcode");
-    if (h->has_exitcode) w.number(h->exitcode);
-    else w.null();
+    if (h->has_exitcode)
+      w.number(h->exitcode);
+    else
+      w.null();
     w.key("signal");
-    if (h->signal) w.number(h->signal);
-    else w.null();
+    if (h->signal)
+      w.number(h->signal);
+    else
+      w.null();
     w.kv("source", ev.str(ev.sources[h->source].name), ev.sources[h->source].name.len);
     w.kv_num("line", static_cast<int64_t>(h->line));
     w.end_object();

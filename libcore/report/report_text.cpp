@@ -22,8 +22,10 @@ constexpr const char *kGreen = "\x1b[1;32m";
 constexpr const char *kDim = "\x1b[2m";
 
 void where_text(Text *out, const Evidence &ev, int64_t rank, Str host, uint32_t source, uint64_t line) {
-  if (rank >= 0) out->addf("rank %lld", static_cast<long long>(rank));
-  else out->add("rank unknown");
+  if (rank >= 0)
+    out->addf("rank %lld", static_cast<long long>(rank));
+  else
+    out->add("rank unknown");
   if (host.len) {
     out->add(", host ");
     add_safe(out, ev.str(host), host.len);
@@ -43,8 +45,10 @@ void ranks_text(Text *out, const int64_t *ranks, size_t n, uint32_t more) {
     size_t j = i;
     while (j + 1 < n && ranks[j + 1] == ranks[j] + 1) j++;
     if (i) out->addc(',');
-    if (j > i + 1) out->addf("%lld-%lld", static_cast<long long>(ranks[i]), static_cast<long long>(ranks[j])), i = j;
-    else out->add_i64(ranks[i]);
+    if (j > i + 1)
+      out->addf("%lld-%lld", static_cast<long long>(ranks[i]), static_cast<long long>(ranks[j])), i = j;
+    else
+      out->add_i64(ranks[i]);
   }
   if (more) out->addf(" and %u more", more);
 }
@@ -116,8 +120,8 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
   if (d.root_group >= 0) {
     const Group &g = ev.groups[d.root_group];
     bool inconclusive = d.verdict == Verdict::kInconclusive;
-    where_text(out, ev, inconclusive ? d.group_rank[d.root_group] : d.root_rank, inconclusive ? g.host : d.root_host,
-               site.source, site.line);
+    where_text(out, ev, inconclusive ? d.group_rank[d.root_group] : d.root_rank, inconclusive ? g.host : d.root_host, site.source,
+               site.line);
     if (site.time.len) out->addf(" (%s)", ev.str(site.time));
     out->addc('\n');
     out->add("  line       ");
@@ -128,7 +132,8 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
       ranks_text(out, d.root_ranks.data(), d.root_ranks.size(), 0);
       out->addc('\n');
     }
-    if (inconclusive && d.root_rank >= 0) out->addf("  suspect    rank %lld (see missing evidence)\n", static_cast<long long>(d.root_rank));
+    if (inconclusive && d.root_rank >= 0)
+      out->addf("  suspect    rank %lld (see missing evidence)\n", static_cast<long long>(d.root_rank));
   } else if (d.root_candidate >= 0) {
     where_text(out, ev, d.root_rank, d.root_host, site.source, site.line);
     out->addc('\n');
@@ -139,8 +144,10 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
     const LaunchHint &h = ev.hints[d.root_hint];
     where_text(out, ev, d.root_rank, d.root_host, site.source, site.line);
     out->addc('\n');
-    if (h.signal) out->addf("  exit       signal %lld\n", static_cast<long long>(h.signal));
-    else out->addf("  exit       exit code %lld\n", static_cast<long long>(h.exitcode));
+    if (h.signal)
+      out->addf("  exit       signal %lld\n", static_cast<long long>(h.signal));
+    else
+      out->addf("  exit       exit code %lld\n", static_cast<long long>(h.exitcode));
   }
   out->addf("  decided by %s; confidence %.2f\n", d.decided_by, d.confidence);
 }
@@ -163,8 +170,10 @@ void missing_section(const ReportInput &in, const Style &st, Text *out) {
   out->addf("\n%sMissing evidence%s\n  ", st.on(kBold), st.off());
   for (size_t i = 0; i < missing.size(); i++) {
     char c = missing[i];
-    if (c == '\n') out->add("\n  ");
-    else add_safe(out, &c, 1);
+    if (c == '\n')
+      out->add("\n  ");
+    else
+      add_safe(out, &c, 1);
   }
   out->addc('\n');
 }
@@ -181,8 +190,10 @@ void command_lines(const ReportInput &in, const List *list, const char *label, c
     out->add(run.data() ? run.data() : "", run.size());
     out->addc('\n');
     const flatbuffers::String *text = nullptr;
-    if constexpr (requires { c->explain(); }) text = c->explain();
-    else text = c->expect();
+    if constexpr (requires { c->explain(); })
+      text = c->explain();
+    else
+      text = c->expect();
     if (text) out->addf("      %s%s%s%s\n", st.on(kDim), label, text->c_str(), st.off());
   }
 }
@@ -217,8 +228,7 @@ void notes_section(const ReportInput &in, const Style &st, Text *out) {
   out->addf("\n%sNotes%s (informational)\n", st.on(kBold), st.off());
   for (const Finding &f : in.d.findings) {
     const fb::Entry *c = in.pack.entry(f.entry);
-    out->addf("  %-34s %llu line%s\n", c->id()->c_str(), static_cast<unsigned long long>(f.count),
-              f.count == 1 ? "" : "s");
+    out->addf("  %-34s %llu line%s\n", c->id()->c_str(), static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
   }
 }
 

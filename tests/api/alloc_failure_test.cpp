@@ -178,8 +178,7 @@ fl_status diagnose(const fl_allocator *al, const void *ctx) {
   }
   const char *out = nullptr;
   // Evidence was lost: no diagnosis of the rest may pass for the whole.
-  if (st == FL_E_NOMEM && d && fl_diagnoser_report(d, FL_REPORT_JSON, &out, nullptr) != FL_E_NOMEM)
-    st = FL_E_INVALID_ARG;
+  if (st == FL_E_NOMEM && d && fl_diagnoser_report(d, FL_REPORT_JSON, &out, nullptr) != FL_E_NOMEM) st = FL_E_INVALID_ARG;
   for (int format : {FL_REPORT_JSON, FL_REPORT_TEXT, FL_REPORT_TEXT_COLOR, FL_REPORT_SUMMARY})
     if (st == FL_OK) st = fl_diagnoser_report(d, format, &out, nullptr);
   fl_diagnosis result;
@@ -266,6 +265,6 @@ TEST_CASE("allocation failures: every site on pack open, scanner creation and di
   }
   MESSAGE(failed.size() << " distinct allocation sites failed (" << direct.size()
                         << " direct allocator calls in libcore among them)");
-  CHECK(direct.size() >= 10);   // the scan found the source
+  CHECK(direct.size() >= 10);  // the scan found the source
   CHECK(failed.size() >= direct.size());
 }

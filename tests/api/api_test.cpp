@@ -50,8 +50,7 @@ struct Pack {
 };
 
 // Scans `text` cut at `cuts` (sorted offsets) and returns the events.
-std::vector<std::string> scan(fl_pack *pack, const std::string &text, const std::vector<size_t> &cuts,
-                              uint32_t max_line = 0) {
+std::vector<std::string> scan(fl_pack *pack, const std::string &text, const std::vector<size_t> &cuts, uint32_t max_line = 0) {
   fl_scanner_options o = FL_SCANNER_OPTIONS_INIT;
   o.max_line_bytes = max_line;
   fl_scanner *s = nullptr;
@@ -162,7 +161,8 @@ TEST_CASE("api: argument checks set out-parameters to NULL") {
 
 TEST_CASE("api: line breaks: \\n, \\r\\n and a bare \\r each end one line") {
   Pack pack;
-  std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB";
+  std::string oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.77 GiB";
   std::string text = "a\r\n" + oom + "\rprogress 10%\rprogress 20%\r\n" + oom + "\n\n" + oom;  // last line unterminated
   auto events = only(scan(pack.pack, text, {}), "cuda-out-of-memory/");
   REQUIRE(events.size() == 3);
@@ -209,7 +209,8 @@ TEST_CASE("api: events are identical however real logs are chunked") {
 
 TEST_CASE("api: ANSI colors do not break matching or captures") {
   Pack pack;
-  std::string plain = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB";
+  std::string plain =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB";
   std::string colored = "\x1b[1;31m" + plain.substr(0, 30) + "\x1b[0m" + plain.substr(30) + "\x1b]0;title\x07\x1b(B";
   auto a = only(scan(pack.pack, plain + "\n", {}), "cuda-out-of-memory/");
   auto b = only(scan(pack.pack, colored + "\n", {}), "cuda-out-of-memory/");
@@ -276,7 +277,7 @@ TEST_CASE("api: hostile logs: bounded memory, no allocation while feeding, right
   }
   CHECK(counter.calls == calls_after_create);  // feeding allocated nothing
   CHECK(counter.peak == peak_after_create);
-  CHECK(counter.peak < 4u << 20);               // pack handle + scanner: small, whatever the input
+  CHECK(counter.peak < 4u << 20);  // pack handle + scanner: small, whatever the input
   fl_scanner_free(s);
   fl_pack_free(pack);
   CHECK(counter.live == 0);
@@ -379,7 +380,8 @@ TEST_CASE("api: events carry the frame read from the line's prefixes") {
     REQUIRE(seen.events >= 1);
     return seen;
   };
-  const std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB";
+  const std::string oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB";
 
   Seen plain = frame_of(oom);
   CHECK(plain.rank == -1);
@@ -394,7 +396,8 @@ TEST_CASE("api: events carry the frame read from the line's prefixes") {
   CHECK(srun.rank == 12);
 
   Seen nccl = frame_of(
-      "node-3:1234:1300 [2] NCCL WARN NET/IB : Got completion from peer 10.0.0.7<45412> with status=12 opcode=0 len=0 vendor err 129");
+      "node-3:1234:1300 [2] NCCL WARN NET/IB : Got completion from peer 10.0.0.7<45412> with status=12 opcode=0 len=0 vendor err "
+      "129");
   CHECK(nccl.host == "node-3");
   CHECK(nccl.pid == 1234);
   CHECK(nccl.device == 2);

@@ -50,8 +50,8 @@ int main(int argc, char **argv) {
   r.struct_size = (uint32_t)sizeof r;
   if (fl_diagnoser_result(d, &r) != FL_OK) goto done;
   printf("verdict=%d entry=%s rank=%lld host=%s action=%s retry=%u fingerprint=%s\n", (int)r.verdict,
-         r.entry == UINT32_MAX ? "-" : fl_pack_entry_id(pack, r.entry), (long long)r.rank, r.host[0] ? r.host : "-",
-         r.action, (unsigned)r.retry, r.fingerprint[0] ? r.fingerprint : "-");
+         r.entry == UINT32_MAX ? "-" : fl_pack_entry_id(pack, r.entry), (long long)r.rank, r.host[0] ? r.host : "-", r.action,
+         (unsigned)r.retry, r.fingerprint[0] ? r.fingerprint : "-");
   status = r.verdict == FL_VERDICT_NO_FAILURE ? 1 : 0;
 done:
   fl_diagnoser_free(d);

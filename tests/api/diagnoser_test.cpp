@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "faultline.h"
 #include "common/hash.h"
+#include "faultline.h"
 
 namespace fs = std::filesystem;
 
@@ -38,8 +38,8 @@ struct DefaultPack {
 };
 
 // Diagnoses (name, text) sources, each fed in the given chunk size (0 = whole).
-std::string diagnose(fl_pack *pack, const std::vector<std::pair<std::string, std::string>> &sources, int format,
-                     size_t chunk = 0, const fl_diagnoser_options *opts = nullptr) {
+std::string diagnose(fl_pack *pack, const std::vector<std::pair<std::string, std::string>> &sources, int format, size_t chunk = 0,
+                     const fl_diagnoser_options *opts = nullptr) {
   fl_diagnoser *d = nullptr;
   REQUIRE(fl_diagnoser_create(pack, opts, &d) == FL_OK);
   for (const auto &[name, text] : sources) {

@@ -40,7 +40,8 @@ fl_status open_and_scan(const std::vector<uint8_t> &bytes, std::string *err_out 
   fl_scanner *s = nullptr;
   if (fl_scanner_create(pack, nullptr, &s) == FL_OK) {
     static const char log[] =
-        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB\n"
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 "
+        "GiB\n"
         "RuntimeError: CUDA error: out of memory\nplain line\r\x1b[31mred\x1b[0m\n";
     auto count = [](void *ctx, const fl_event *ev) {
       ++*static_cast<int *>(ctx);
@@ -72,9 +73,7 @@ std::vector<uint8_t> with_field(std::vector<uint8_t> b, size_t offset, T value) 
 
 }  // namespace
 
-TEST_CASE("hostile packs: the small pack itself loads and scans") {
-  CHECK(open_and_scan(small_pack()) == FL_OK);
-}
+TEST_CASE("hostile packs: the small pack itself loads and scans") { CHECK(open_and_scan(small_pack()) == FL_OK); }
 
 TEST_CASE("hostile packs: every truncation is refused") {
   auto good = small_pack();
@@ -89,25 +88,25 @@ TEST_CASE("hostile packs: every truncation is refused") {
 TEST_CASE("hostile packs: one test per header field") {
   auto good = small_pack();
   std::string err;
-  CHECK(open_and_scan(with_field<char>(good, 0, 'X'), &err) == FL_E_NOT_A_PACK);                   // magic
+  CHECK(open_and_scan(with_field<char>(good, 0, 'X'), &err) == FL_E_NOT_A_PACK);  // magic
   CHECK(open_and_scan(with_field<uint16_t>(good, 4, FL_PACK_FORMAT_MAJOR + 1), &err) == FL_E_PACK_VERSION);
   CHECK(err.find("pack format " + std::to_string(FL_PACK_FORMAT_MAJOR + 1) + "." + std::to_string(FL_PACK_FORMAT_MINOR) +
                  " is not readable by this runtime (format " + std::to_string(FL_PACK_FORMAT_MAJOR) + "." +
                  std::to_string(FL_PACK_FORMAT_MINOR) + ")") != std::string::npos);
   CHECK(open_and_scan(with_field<uint16_t>(good, 4, 0), &err) == FL_E_PACK_VERSION);
-  CHECK(open_and_scan(with_field<uint16_t>(good, 6, FL_PACK_FORMAT_MINOR + 7)) == FL_OK);           // newer minor
-  for (uint32_t hb : {0u, 8u, 63u, 72u, 0xffffffffu})                                              // header_bytes
+  CHECK(open_and_scan(with_field<uint16_t>(good, 6, FL_PACK_FORMAT_MINOR + 7)) == FL_OK);  // newer minor
+  for (uint32_t hb : {0u, 8u, 63u, 72u, 0xffffffffu})                                      // header_bytes
     CHECK(open_and_scan(with_field<uint32_t>(good, 8, hb)) == FL_E_PACK_CORRUPT);
-  CHECK(open_and_scan(with_field<uint32_t>(good, 12, 1u)) == FL_E_PACK_CORRUPT);                  // flags
+  CHECK(open_and_scan(with_field<uint32_t>(good, 12, 1u)) == FL_E_PACK_CORRUPT);                         // flags
   for (uint64_t tb : {uint64_t{0}, uint64_t{good.size() - 1}, uint64_t{good.size() + 1}, ~uint64_t{0}})  // total_bytes
     CHECK(open_and_scan(with_field<uint64_t>(good, 16, tb)) == FL_E_PACK_CORRUPT);
-  CHECK(open_and_scan(with_field<uint64_t>(good, 24, 0x1234u), &err) == FL_E_PACK_CORRUPT);     // content_hash
+  CHECK(open_and_scan(with_field<uint64_t>(good, 24, 0x1234u), &err) == FL_E_PACK_CORRUPT);  // content_hash
   CHECK(err.find("hash mismatch") != std::string::npos);
-  for (size_t off : {32u, 36u, 40u}) {                                                             // counts
+  for (size_t off : {32u, 36u, 40u}) {  // counts
     CHECK(open_and_scan(with_field<uint32_t>(good, off, 999u), &err) == FL_E_PACK_CORRUPT);
     CHECK(err.find("counts disagree") != std::string::npos);
   }
-  CHECK(open_and_scan(with_field<uint8_t>(good, 50, 1)) == FL_E_PACK_CORRUPT);                    // reserved
+  CHECK(open_and_scan(with_field<uint8_t>(good, 50, 1)) == FL_E_PACK_CORRUPT);  // reserved
 }
 
 // Applies `mutate` to 3,000 copies of the small pack, re-hashes each so the

@@ -36,8 +36,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "library major %u differs from header %d\n", (unsigned)(fl_version_number() / 10000), FL_VERSION_MAJOR);
     return 2;
   }
-  if (argc == 4 && strcmp(argv[1], "-p") == 0) st = fl_pack_open_file(argv[2], NULL, &pack, err, sizeof err);
-  else if (argc == 2) st = fl_pack_open_default(NULL, &pack, err, sizeof err);
+  if (argc == 4 && strcmp(argv[1], "-p") == 0)
+    st = fl_pack_open_file(argv[2], NULL, &pack, err, sizeof err);
+  else if (argc == 2)
+    st = fl_pack_open_default(NULL, &pack, err, sizeof err);
   else {
     fprintf(stderr, "usage: scan_log [-p PACK] LOG\n");
     return 2;

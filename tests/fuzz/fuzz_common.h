@@ -12,12 +12,12 @@
 #include <vector>
 
 // An invariant of the library, not an input check: failing it is a bug.
-#define FUZZ_CHECK(cond)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
+#define FUZZ_CHECK(cond)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                        \
-    }                                                                                      \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace fuzz {

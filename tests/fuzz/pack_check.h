@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "fuzz_common.h"
 #include "common/hash.h"
+#include "fuzz_common.h"
 
 namespace fuzz {
 

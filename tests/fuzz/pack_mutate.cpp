@@ -162,22 +162,32 @@ void store(uint8_t *p, uint32_t w, uint64_t v) { std::memcpy(p, &v, w); }
 uint64_t new_value(uint64_t old, uint32_t w, size_t pack_size, std::mt19937_64 &rng, uint64_t other) {
   const uint32_t bits = 8 * w;
   switch (rng() % 10) {
-    case 0: return 0;
-    case 1: return old + 1;
-    case 2: return old - 1;
-    case 3: return ~uint64_t{0};
-    case 4: return uint64_t{1} << (bits - 1);
-    case 5: return old ^ (uint64_t{1} << (rng() % bits));
-    case 6: return rng();
-    case 7: return rng() % 256;
-    case 8: return rng() % 2 ? pack_size : old * 2;
-    default: return other;
+    case 0:
+      return 0;
+    case 1:
+      return old + 1;
+    case 2:
+      return old - 1;
+    case 3:
+      return ~uint64_t{0};
+    case 4:
+      return uint64_t{1} << (bits - 1);
+    case 5:
+      return old ^ (uint64_t{1} << (rng() % bits));
+    case 6:
+      return rng();
+    case 7:
+      return rng() % 256;
+    case 8:
+      return rng() % 2 ? pack_size : old * 2;
+    default:
+      return other;
   }
 }
 
 // Header fields (offset, width), PACK_FORMAT.md section 2.
-constexpr Spot kHeader[] = {{4, 2, 1}, {6, 2, 1}, {8, 4, 1}, {12, 4, 1}, {16, 8, 1}, {24, 8, 1},
-                            {32, 4, 1}, {36, 4, 1}, {40, 4, 1}, {44, 1, 20}};
+constexpr Spot kHeader[] = {{4, 2, 1},  {6, 2, 1},  {8, 4, 1},  {12, 4, 1}, {16, 8, 1},
+                            {24, 8, 1}, {32, 4, 1}, {36, 4, 1}, {40, 4, 1}, {44, 1, 20}};
 
 }  // namespace
 

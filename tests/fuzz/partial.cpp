@@ -11,8 +11,8 @@
 //     the report of diagnosing both together (the documented merge property).
 #include <string>
 
-#include "fuzz_common.h"
 #include "common/hash.h"
+#include "fuzz_common.h"
 
 namespace {
 

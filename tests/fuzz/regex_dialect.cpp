@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "fuzz_common.h"
-#include "pieces.h"
 #include "match/program.h"
+#include "pieces.h"
 #include "program_compiler.h"
 #include "regex_export.h"
 #include "regex_parser.h"

@@ -26,7 +26,10 @@ const fs::path &root() {
     fs::path d = fs::temp_directory_path() / ("faultline-fuzz-" + std::to_string(getpid()));
     fs::create_directories(d / "memory");
     fs::create_directories(d / "framing");
-    std::atexit([] { std::error_code ec; fs::remove_all(root(), ec); });
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(root(), ec);
+    });
     return d;
   }();
   return dir;

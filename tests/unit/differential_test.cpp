@@ -118,7 +118,8 @@ void collect(void *ctx, uint32_t pattern, const int32_t *slots) {
   c->hits[pattern] = h;
 }
 
-void run_differential(uint32_t seed, int batches, int patterns_per_batch, int lines_per_batch, const faultline::PieceOptions &opt) {
+void run_differential(uint32_t seed, int batches, int patterns_per_batch, int lines_per_batch,
+                      const faultline::PieceOptions &opt) {
   PatternGen gen(seed);
   size_t compared = 0, matched = 0, captures_compared = 0, refused = 0;
   for (int b = 0; b < batches; b++) {
@@ -192,7 +193,8 @@ void run_differential(uint32_t seed, int batches, int patterns_per_batch, int li
         bool got = it != c.hits.end();
         compared++;
         if (want != got) {
-          FAIL_CHECK("match disagrees for pattern " << texts[p] << " on line \"" << line << "\": RE2 " << want << ", faultline " << got);
+          FAIL_CHECK("match disagrees for pattern " << texts[p] << " on line \"" << line << "\": RE2 " << want << ", faultline "
+                                                    << got);
           continue;
         }
         if (!want) continue;
@@ -205,7 +207,8 @@ void run_differential(uint32_t seed, int batches, int patterns_per_batch, int li
           continue;
         }
         auto span = [&](const re2::StringPiece &g) {
-          return g.data() ? std::pair<int, int>(static_cast<int>(g.data() - line.data()), static_cast<int>(g.data() - line.data() + g.size()))
+          return g.data() ? std::pair<int, int>(static_cast<int>(g.data() - line.data()),
+                                                static_cast<int>(g.data() - line.data() + g.size()))
                           : std::pair<int, int>(-1, -1);
         };
         auto whole = span(groups[0]);
@@ -221,8 +224,8 @@ void run_differential(uint32_t seed, int batches, int patterns_per_batch, int li
             auto theirs = span(groups[index]);
             std::pair<int, int> ours(h.slots[2 * (g + 1)], h.slots[2 * (g + 1) + 1]);
             CHECK_MESSAGE((theirs == ours), "capture " << name << " of " << texts[p] << " on \"" << line << "\": RE2 ["
-                                                     << theirs.first << "," << theirs.second << "), faultline [" << ours.first
-                                                     << "," << ours.second << ")");
+                                                       << theirs.first << "," << theirs.second << "), faultline [" << ours.first
+                                                       << "," << ours.second << ")");
           }
         }
       }

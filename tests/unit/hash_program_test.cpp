@@ -53,7 +53,8 @@ std::string group(const Run &r, const std::string &line, int g) {
 }  // namespace
 
 TEST_CASE("program: captures pull fields out of a real NCCL line") {
-  std::string line = "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1172, OpType=ALLREDUCE, Timeout(ms)=600000)";
+  std::string line =
+      "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1172, OpType=ALLREDUCE, Timeout(ms)=600000)";
   Run r = run("WorkNCCL\\(SeqNum=(?<seq>\\d+), OpType=(?<op>\\w+).*Timeout\\(ms\\)=(?<timeout_ms>\\d+)", line);
   REQUIRE(r.matched);
   CHECK(group(r, line, 1) == "1172");

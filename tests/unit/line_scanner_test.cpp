@@ -1,13 +1,14 @@
 // The line engine (match/line_scanner.h) on a pack built here: how stacked
 // log prefixes combine into one frame (a value later in the line wins its
 // field), whatever the chunking.
+#include "match/line_scanner.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
 #include "fixtures.h"
-#include "match/line_scanner.h"
 
 namespace {
 

@@ -1,5 +1,7 @@
 // The literal filter: flc's required literals, and the runtime's search for
 // them, which must never miss a key (a miss loses a match silently).
+#include "match/literal_filter.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "fixtures.h"
-#include "match/literal_filter.h"
 #include "literal_filter_build.h"
 
 using namespace faultline;
@@ -82,9 +83,16 @@ TEST_CASE("literals: every line a pattern matches holds one of its keys") {
 // and as near misses): the filter must report exactly the occurrences a
 // brute-force search finds, at every stride.
 TEST_CASE("literal filter: finds every key occurrence at every stride") {
-  const std::vector<std::string> patterns = {
-      "CUDA out of memory", "(?i)nccl warn", "NCCL INFO Bootstrap : Using", "Error: ", "(?:Killed|Aborted)\\b",
-      "watchdog caught collective operation timeout", "Xid \\(PCI:", "rank \\d+ nranks", "OOMKilled", "(?i)segmentation fault"};
+  const std::vector<std::string> patterns = {"CUDA out of memory",
+                                             "(?i)nccl warn",
+                                             "NCCL INFO Bootstrap : Using",
+                                             "Error: ",
+                                             "(?:Killed|Aborted)\\b",
+                                             "watchdog caught collective operation timeout",
+                                             "Xid \\(PCI:",
+                                             "rank \\d+ nranks",
+                                             "OOMKilled",
+                                             "(?i)segmentation fault"};
   std::mt19937 rng(12345);
   for (uint32_t stride = 1; stride <= kLiteralMaxStride; stride++) {
     CAPTURE(stride);
@@ -131,8 +139,9 @@ TEST_CASE("literal filter: finds every key occurrence at every stride") {
         }
       }
       const uint8_t *b = reinterpret_cast<const uint8_t *>(text.data()), *e = b + text.size();
-      literal_each_key(f, b, e, [](void *ctx, const fb::LiteralKey *k) { (*static_cast<std::map<const fb::LiteralKey *, int> *>(ctx))[k]++; },
-                       &got);
+      literal_each_key(
+          f, b, e, [](void *ctx, const fb::LiteralKey *k) { (*static_cast<std::map<const fb::LiteralKey *, int> *>(ctx))[k]++; },
+          &got);
       INFO("text: " << text);
       CHECK(got == expected);
       // The first-hit searches agree with it: a hit iff some key occurs.

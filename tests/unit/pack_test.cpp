@@ -6,10 +6,10 @@
 
 #include <cstring>
 
-#include "fixtures.h"
 #include "common/hash.h"
-#include "pack_generated.h"
+#include "fixtures.h"
 #include "match/pack_header.h"
+#include "pack_generated.h"
 
 using namespace faultline;
 
@@ -38,14 +38,14 @@ std::vector<uint8_t> frame(flatbuffers::FlatBufferBuilder &b) { return frame_pac
 // A small hand-made pack: one entry, one pattern matching "ab", one piece,
 // one DFA. `spoil` changes one field to make it invalid.
 struct Crafted {
-  uint32_t related = 0;          // entry index in `related`
+  uint32_t related = 0;  // entry index in `related`
   uint32_t pattern_entry = 0;
   uint32_t piece_pattern = 0;
   uint8_t piece_bit = 0;
-  uint32_t dfa_target = 1;       // a transition target
+  uint32_t dfa_target = 1;  // a transition target
   uint32_t dfa_start = 0;
-  uint32_t accept = 0;           // piece index accepted
-  uint32_t jump = 0;             // target of the program's jump
+  uint32_t accept = 0;  // piece index accepted
+  uint32_t jump = 0;    // target of the program's jump
   uint8_t action = 3;
   bool has_related = false;
 };
@@ -66,11 +66,21 @@ std::vector<uint8_t> craft(const Crafted &c) {
   eb.add_action(static_cast<fb::Action>(c.action));
   auto entry = eb.Finish();
   // save 0; byte 'a'; byte 'b'; save 1; jump; match
-  std::vector<uint32_t> prog = {insn_word0(kOpSave, 0), 0, insn_word0(kOpByte, 'a'), 0, insn_word0(kOpByte, 'b'), 0,
-                                insn_word0(kOpSave, 1), 0, insn_word0(kOpJump, c.jump ? c.jump : 5), 0, insn_word0(kOpMatch, 0), 0};
+  std::vector<uint32_t> prog = {insn_word0(kOpSave, 0),
+                                0,
+                                insn_word0(kOpByte, 'a'),
+                                0,
+                                insn_word0(kOpByte, 'b'),
+                                0,
+                                insn_word0(kOpSave, 1),
+                                0,
+                                insn_word0(kOpJump, c.jump ? c.jump : 5),
+                                0,
+                                insn_word0(kOpMatch, 0),
+                                0};
   auto progv = b.CreateVector(prog);
-  auto pattern = fb::CreatePattern(b, c.pattern_entry, 0, 0, 0, b.CreateVector(std::vector<flatbuffers::Offset<flatbuffers::String>>{}),
-                                   progv, 0, 2, 1, true);
+  auto pattern = fb::CreatePattern(b, c.pattern_entry, 0, 0, 0,
+                                   b.CreateVector(std::vector<flatbuffers::Offset<flatbuffers::String>>{}), progv, 0, 2, 1, true);
   std::vector<fb::Piece> pieces = {fb::Piece(c.piece_pattern, c.piece_bit)};
   // Two states, one class: state 0 -> target, state 1 accepting.
   std::vector<uint8_t> cmap(256, 0);
@@ -160,8 +170,10 @@ TEST_CASE("pack: the header is checked in order, each failure with its own statu
     uint16_t major = kPackFormatMajor + 1;
     std::memcpy(bytes.data() + 4, &major, 2);
     CHECK(open_bytes(bytes, &msg) == Status::kPackVersion);
-    CHECK(msg.find("pack format " + std::to_string(kPackFormatMajor + 1) + "." + std::to_string(kPackFormatMinor)) != std::string::npos);
-    CHECK(msg.find("runtime (format " + std::to_string(kPackFormatMajor) + "." + std::to_string(kPackFormatMinor) + ")") != std::string::npos);
+    CHECK(msg.find("pack format " + std::to_string(kPackFormatMajor + 1) + "." + std::to_string(kPackFormatMinor)) !=
+          std::string::npos);
+    CHECK(msg.find("runtime (format " + std::to_string(kPackFormatMajor) + "." + std::to_string(kPackFormatMinor) + ")") !=
+          std::string::npos);
   }
   SUBCASE("a newer minor is accepted") {
     auto bytes = good;
@@ -280,8 +292,9 @@ TEST_CASE("pack: a transition to a missing state is found anywhere in a real tab
     const uint32_t states = dfa->state_count();
     const size_t n = static_cast<size_t>(states) * dfa->class_count();
     const size_t width = dfa->trans8() ? 1 : dfa->trans16() ? 2 : 4;
-    const uint8_t *table = dfa->trans8() ? dfa->trans8()->data() : dfa->trans16() ? reinterpret_cast<const uint8_t *>(dfa->trans16()->data())
-                                                                                   : reinterpret_cast<const uint8_t *>(dfa->trans32()->data());
+    const uint8_t *table = dfa->trans8()    ? dfa->trans8()->data()
+                           : dfa->trans16() ? reinterpret_cast<const uint8_t *>(dfa->trans16()->data())
+                                            : reinterpret_cast<const uint8_t *>(dfa->trans32()->data());
     const size_t at = static_cast<size_t>(table - base);
     for (size_t cell : {size_t{0}, n / 2, n - 1}) {
       fixtures::Pack bad = pack;

@@ -1,13 +1,14 @@
 // Ragel XML -> tables: the parser on Ragel's real output format, the state
 // split that turns accepting transitions into accepting states, byte classes,
 // and the whole path through the real ragel.
+#include "ragel_dfa.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
 
 #include "match/dfa.h"
 #include "pieces.h"
-#include "ragel_dfa.h"
 #include "regex_parser.h"
 
 using namespace faultline;

@@ -1,10 +1,10 @@
 // The dialect: every construct it accepts, and every construct it refuses
 // with the position of the offending character.
+#include "regex_parser.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "regex_parser.h"
 
 using namespace faultline::regex;
 

@@ -1,11 +1,11 @@
 // YAML errors: each names the file, the line and column of the offending
 // value, and the entry, so authors can jump to it.
+#include "signature_reader.h"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "signature_reader.h"
 
 namespace fs = std::filesystem;
 using namespace faultline;
@@ -89,7 +89,8 @@ void expect_error(const std::vector<Diagnostic> &diags, int line, int col, const
   REQUIRE_MESSAGE(!diags.empty(), "expected an error containing '" << part << "'");
   bool found = false;
   for (const auto &d : diags)
-    if (d.level == Diagnostic::kError && d.line == line && (col == 0 || d.col == col) && d.message.find(part) != std::string::npos)
+    if (d.level == Diagnostic::kError && d.line == line && (col == 0 || d.col == col) &&
+        d.message.find(part) != std::string::npos)
       found = true;
   std::string all;
   for (const auto &d : diags) all += d.format() + "\n";
@@ -134,7 +135,8 @@ TEST_CASE("signatures: closed vocabularies are enforced") {
 
 TEST_CASE("signatures: unknown and duplicate fields are errors") {
   TempTree t;
-  t.write("memory/demo-entry.yaml", replace(kValid, "fingerprint: \"an alert\"", "fingerprint: \"an alert\"\nsumary: \"typo\"\ntitle: \"again\""));
+  t.write("memory/demo-entry.yaml",
+          replace(kValid, "fingerprint: \"an alert\"", "fingerprint: \"an alert\"\nsumary: \"typo\"\ntitle: \"again\""));
   auto d = load(t);
   expect_error(d, 25, 1, "unknown field 'sumary'");
   expect_error(d, 26, 1, "duplicate field 'title'");
@@ -152,7 +154,8 @@ TEST_CASE("signatures: duplicate ids across files name both files") {
 
 TEST_CASE("signatures: dangling related and causes ids") {
   TempTree t;
-  t.write("memory/demo-entry.yaml", replace(replace(kValid, "related: []", "related: [no-such-entry]"), "causes: []", "causes: [demo-entry]"));
+  t.write("memory/demo-entry.yaml",
+          replace(replace(kValid, "related: []", "related: [no-such-entry]"), "causes: []", "causes: [demo-entry]"));
   auto d = load(t);
   expect_error(d, 28, 10, "related names 'no-such-entry', which no signature defines");
   expect_error(d, 31, 9, "causes names the entry itself");
@@ -168,7 +171,8 @@ TEST_CASE("signatures: id must equal the file name and category the folder") {
 
 TEST_CASE("signatures: a regex error points a caret at the offending character") {
   TempTree t;
-  std::string path = t.write("memory/demo-entry.yaml", replace(kValid, "Tried to allocate (?<requested>", "Tried (?=x) to allocate (?<requested>"));
+  std::string path = t.write("memory/demo-entry.yaml",
+                             replace(kValid, "Tried to allocate (?<requested>", "Tried (?=x) to allocate (?<requested>"));
   auto d = load(t);
   // Line 34 is `    regex: 'Tried (?=x)...`: the quote is column 12, the '(' column 19.
   expect_error(d, 34, 19, "lookaround is not supported");
@@ -179,7 +183,8 @@ TEST_CASE("signatures: a regex error points a caret at the offending character")
 
 TEST_CASE("signatures: escaped quotes shift the caret column") {
   TempTree t;
-  t.write("memory/demo-entry.yaml", replace(kValid, "'Tried to allocate (?<requested>", "'it''s (?<x>a)(?<x>b) Tried to allocate (?<requested>"));
+  t.write("memory/demo-entry.yaml",
+          replace(kValid, "'Tried to allocate (?<requested>", "'it''s (?<x>a)(?<x>b) Tried to allocate (?<requested>"));
   // The quote is column 12, so byte k sits at column 13 + k; "it''s" spends
   // two columns on byte 2, so the second name (byte 15) is at column 29.
   expect_error(load(t), 34, 13 + 15 + 1, "duplicate capture name 'x'");
