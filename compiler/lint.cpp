@@ -18,41 +18,50 @@ namespace faultline {
 // makes its lines candidates often enough to show in throughput.
 constexpr double kCommonKeyPer10Mb = 2000;
 
+namespace {
+
+using Warn = std::function<void(SourcePos, const std::string &)>;
+
 bool is_decimal(const std::string &v) {
   int64_t n;
   return parse_decimal(v.data(), v.size(), &n);
 }
 
-// Checks against common/vocabulary.h and common/limits.h: what the runtime
-// would silently ignore or cut.
-void lint_vocabulary(const Signature &s, bool generic, const PackView &pack, uint32_t entry,
-                     const std::function<void(SourcePos, const std::string &)> &warn) {
-  bool launcher_block = false;
-  for (const auto &p : s.patterns) {
-    launcher_block = launcher_block || p.name == pattern::kRootCauseHeader;
+// Whether the diagnosis reads a capture of this entry's events (common/vocabulary.h).
+bool reads_capture(const Signature &s, bool generic, ReadIn where) {
+  if (where == ReadIn::kAnyEntry) return true;
+  if (where == ReadIn::kGenericEntries) return generic;
+  return std::any_of(s.patterns.begin(), s.patterns.end(),
+                     [](const PatternDef &p) { return p.name == pattern::kRootCauseHeader; });
+}
+
+// Pattern names the diagnosis reads only in generic entries, used elsewhere.
+void lint_pattern_names(const Signature &s, bool generic, const Warn &warn) {
+  for (const auto &p : s.patterns)
     for (const PatternWord &word : kDiagnosisPatterns)
       if (p.name == word.name && word.where == ReadIn::kGenericEntries && !generic)
         warn(p.pos, "pattern name '" + p.name + "' means something to the diagnosis only in entries tagged " + kTagGeneric +
                         ": rename it, or tag the entry");
-  }
-  auto read_here = [&](ReadIn where) {
-    return where == ReadIn::kAnyEntry || (where == ReadIn::kGenericEntries && generic) ||
-           (where == ReadIn::kLauncherBlock && launcher_block);
-  };
-  for (const auto &t : s.must_match) {
-    if (t.line.size() > kDefaultMaxLineBytes)
-      warn(t.pos, "example longer than the " + std::to_string(kDefaultMaxLineBytes) +
-                      " bytes a scanner keeps of a line: the runtime matches only its start");
-    for (const auto &[pattern, fields] : match_line(pack, t.line).patterns) {
-      if (pack.pattern(pattern)->entry() != entry) continue;
-      for (const auto &[name, value] : fields)
-        for (const CaptureWord &word : kDiagnosisCaptures)
-          if (word.number && read_here(word.where) && name == word.name && !is_decimal(value))
-            warn(t.pos, "capture '" + name + "' is read by the diagnosis as a number, but this example captures '" + value +
-                            "': the diagnosis would ignore it");
-    }
+}
+
+// One must-match example against the limits and the vocabulary: what the
+// runtime would cut or silently ignore.
+void lint_example(const Signature &s, bool generic, const MatchTest &t, const LineMatches &m, const PackView &pack,
+                  uint32_t entry, const Warn &warn) {
+  if (t.line.size() > kDefaultMaxLineBytes)
+    warn(t.pos, "example longer than the " + std::to_string(kDefaultMaxLineBytes) +
+                    " bytes a scanner keeps of a line: the runtime matches only its start");
+  for (const auto &[pattern, fields] : m.patterns) {
+    if (pack.pattern(pattern)->entry() != entry) continue;
+    for (const auto &[name, value] : fields)
+      for (const CaptureWord &word : kDiagnosisCaptures)
+        if (word.number && name == word.name && !is_decimal(value) && reads_capture(s, generic, word.where))
+          warn(t.pos, "capture '" + name + "' is read by the diagnosis as a number, but this example captures '" + value +
+                          "': the diagnosis would ignore it");
   }
 }
+
+}  // namespace
 
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
   std::vector<const regex::Regex *> regexes;
@@ -94,13 +103,16 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
     }
     for (const auto &r : s.references)
       if (r.url.rfind("http://", 0) == 0) warn(s, s.id_pos, "reference uses http://, prefer https: " + r.url);
-    lint_vocabulary(s, entry_is_generic(e), pack, ei, [&](SourcePos p, const std::string &msg) { warn(s, p, msg); });
+    const bool generic = entry_is_generic(e);
+    const Warn warn_here = [&](SourcePos p, const std::string &msg) { warn(s, p, msg); };
+    lint_pattern_names(s, generic, warn_here);
 
-    // Generic entries (tag `generic`: any uncaught exception, NCCL init
-    // lines) overlap specific ones by design.
     std::set<uint32_t> exercised;
     for (const auto &t : s.must_match) {
       LineMatches m = match_line(pack, t.line);
+      lint_example(s, generic, t, m, pack, ei, warn_here);
+      // Generic entries (tag `generic`: any uncaught exception, NCCL init
+      // lines) overlap specific ones by design.
       std::set<std::string> others;
       for (const auto &[p, fields] : m.patterns) {
         uint32_t owner = pack.pattern(p)->entry();

@@ -96,6 +96,18 @@ class PackWriter {
   Offset<flatbuffers::String> str(const std::string &v) { return b_.CreateString(v); }
   Offset<flatbuffers::Vector<Offset<flatbuffers::String>>> strs(const std::vector<std::string> &v);
   Offset<flatbuffers::Vector<uint32_t>> entry_indices(const std::vector<std::string> &ids);
+  // Tables of two strings (symptoms, commands, verifications, references):
+  // each item's strings, then its table, then the vector of them.
+  template <typename Table, typename Item, typename Create>
+  Offset<flatbuffers::Vector<Offset<Table>>> pair_tables(const std::vector<Item> &items, std::string Item::*first,
+                                                         std::string Item::*second, Create create) {
+    std::vector<Offset<Table>> offs;
+    for (const Item &x : items) {
+      auto a = str(x.*first), b = str(x.*second);
+      offs.push_back(create(b_, a, b));
+    }
+    return b_.CreateVector(offs);
+  }
 
   const PackNumbering &n_;
   flatbuffers::FlatBufferBuilder b_{1 << 20};
@@ -156,35 +168,15 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
   auto versions_v = b_.CreateVector(versions);
   auto summary = str(s.summary);
   auto mechanism = str(s.mechanism);
-  std::vector<Offset<fb::Symptom>> symptoms;
-  for (const auto &x : s.symptoms) {
-    auto o = str(x.observe), w = str(x.why);
-    symptoms.push_back(fb::CreateSymptom(b_, o, w));
-  }
-  auto symptoms_v = b_.CreateVector(symptoms);
+  auto symptoms_v = pair_tables<fb::Symptom>(s.symptoms, &Symptom::observe, &Symptom::why, fb::CreateSymptom);
   auto confirm = strs(s.confirm);
   auto root_cause = str(s.root_cause);
   auto fix_steps = strs(s.fix_steps);
-  std::vector<Offset<fb::Command>> commands;
-  for (const auto &x : s.fix_commands) {
-    auto r = str(x.run), e = str(x.explain);
-    commands.push_back(fb::CreateCommand(b_, r, e));
-  }
-  auto commands_v = b_.CreateVector(commands);
-  std::vector<Offset<fb::Verification>> verify;
-  for (const auto &x : s.verify) {
-    auto r = str(x.run), e = str(x.expect);
-    verify.push_back(fb::CreateVerification(b_, r, e));
-  }
-  auto verify_v = b_.CreateVector(verify);
+  auto commands_v = pair_tables<fb::Command>(s.fix_commands, &CommandLine::run, &CommandLine::explain, fb::CreateCommand);
+  auto verify_v = pair_tables<fb::Verification>(s.verify, &Verification::run, &Verification::expect, fb::CreateVerification);
   auto prevention = strs(s.prevention);
   auto fingerprint = str(s.fingerprint);
-  std::vector<Offset<fb::Reference>> refs;
-  for (const auto &x : s.references) {
-    auto t = str(x.title), u = str(x.url);
-    refs.push_back(fb::CreateReference(b_, t, u));
-  }
-  auto refs_v = b_.CreateVector(refs);
+  auto refs_v = pair_tables<fb::Reference>(s.references, &Reference::title, &Reference::url, fb::CreateReference);
   auto related = entry_indices(s.related);
   auto causes = entry_indices(s.causes);
   auto rel_path = str(s.rel_path);

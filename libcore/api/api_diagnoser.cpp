@@ -227,7 +227,7 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
       render_summary(in, &d->out);
     else
       render_text(in, format == FL_REPORT_TEXT_COLOR, &d->out);
-    if (format == FL_REPORT_SUMMARY && d->out.size() > 1023) d->out.truncate(1023);
+    if (format == FL_REPORT_SUMMARY && d->out.size() > kMaxSummaryBytes) d->out.truncate(kMaxSummaryBytes);
     const char *s = d->out.c_str();
     if (d->out.failed()) return FL_E_NOMEM;
     *text = s;

@@ -17,7 +17,6 @@ enum class FrameField : uint8_t { kRank, kLocalRank, kPid, kDevice, kHost, kTime
 inline constexpr size_t kFrameFieldCount = 6;
 // By FrameField; the first four are numbers, host and time are text.
 inline constexpr const char *kFrameFieldNames[kFrameFieldCount] = {"rank", "local_rank", "pid", "device", "host", "time"};
-inline constexpr bool frame_field_is_number(FrameField f) { return f <= FrameField::kDevice; }
 
 // --- Captures of entry patterns that the diagnosis reads (diagnose/evidence.cpp)
 
