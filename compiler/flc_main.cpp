@@ -218,8 +218,9 @@ int cmd_test(Args &a) {
   try {
     sum = run_signature_tests(sigs, pack, &diags);
     TestSummary framing = run_framing_tests(lib.framings, pack, &diags);
-    sum.lines += framing.lines;
-    sum.failures += framing.failures;
+    TestSummary stacked = run_framing_composition(lib.framings, pack, &diags);
+    sum.lines += framing.lines + stacked.lines;
+    sum.failures += framing.failures + stacked.failures;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "flc: %s\n", e.what());
     return 2;
@@ -297,7 +298,7 @@ int cmd_stats(Args &a) {
         insns += p.program.insn_count();
         for (const auto &piece : p.pieces.pieces)
           pieces.push_back(
-              DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), piece.anchored_start, sig.id + "/" + p.name});
+              DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), sig.id + "/" + p.name});
       }
       try {
         DfaTables t = compile_dfa(a.build.ragel, pieces, "flc_cost", a.build.ragel_limits);

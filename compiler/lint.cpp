@@ -149,8 +149,10 @@ void lint_framings(const std::vector<Framing> &framings, Diagnostics *diags) {
     };
     if (f.must_match.size() < 2) error("needs at least 2 must-match test lines");
     if (f.must_not_match.size() < 2) error("needs at least 2 must-not-match near misses");
+    // An anchored prefix's program gives up at the first byte that cannot
+    // begin it: only unanchored framing needs a literal to stay cheap.
     for (const auto &p : f.patterns)
-      if (p.pieces.weak)
+      if (p.pieces.weak && !p.pieces.anchored)
         diags->warning(Diagnostic{Diagnostic::kWarning, f.file, p.pos.line, p.pos.col, f.id,
                                   "pattern '" + p.name + "' has no literal of 3+ bytes: lines with events will run its program",
                                   ""});

@@ -49,7 +49,7 @@ PackNumbering number_pack(const std::vector<Signature> &sigs, const std::vector<
     for (size_t k = 0; k < p.pieces.pieces.size(); k++) {
       const Piece &piece = p.pieces.pieces[k];
       const uint32_t id = static_cast<uint32_t>(n.pieces.size());
-      n.pieces.push_back(DfaPiece{id, piece_to_ragel(piece), piece.anchored_start, owner_name + "/" + p.name});
+      n.pieces.push_back(DfaPiece{id, piece_to_ragel(piece), owner_name + "/" + p.name});
       n.piece_pattern.push_back(pattern);
       n.piece_bit.push_back(static_cast<uint8_t>(k));
     }

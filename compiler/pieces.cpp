@@ -126,10 +126,10 @@ PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
   flatten(*re.root, &items);
 
   std::vector<Piece> pieces;
-  bool approximated = false;
+  bool approximated = false, anchored = false;
   Piece cur;
   auto close = [&]() {
-    if (!cur.items.empty() || cur.anchored_start || cur.anchored_end) pieces.push_back(std::move(cur));
+    if (!cur.items.empty() || cur.anchored_end) pieces.push_back(std::move(cur));
     cur = Piece{};
   };
   for (size_t i = 0; i < items.size(); i++) {
@@ -140,8 +140,12 @@ PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
       continue;
     }
     if (n.kind == NodeKind::kAssert) {
+      // "^" means the start of the message, which stands behind whatever
+      // log prefixes the scanner peels off (LineMatcher::peel_prefixes): the
+      // DFA looks for the piece anywhere and the program decides.
       if (n.assertion == AssertKind::kLineStart && i == 0) {
-        cur.anchored_start = true;
+        anchored = true;
+        approximated = true;
         continue;
       }
       if (n.assertion == AssertKind::kLineEnd && i + 1 == items.size()) {
@@ -174,6 +178,7 @@ PatternPieces split_pattern(const regex::Regex &re, const PieceOptions &opt) {
     if (out.weak && keep) break;  // one piece is enough when all are weak
   }
   out.exact = !approximated && out.pieces.size() == 1;
+  out.anchored = anchored;
   return out;
 }
 

@@ -19,7 +19,6 @@ struct PieceOptions {
 
 struct Piece {
   std::vector<const regex::Node *> items;  // borrowed from the Regex
-  bool anchored_start = false;             // begins at the start of the line
   bool anchored_end = false;               // ends at the end of the line
   int min_bytes = 0;
 };
@@ -31,6 +30,8 @@ struct PatternPieces {
   bool exact = false;
   // True when the strongest piece is shorter than min_piece_bytes (lint).
   bool weak = false;
+  // The pattern starts with "^": its program runs from the message start.
+  bool anchored = false;
 };
 
 struct NoPieces : std::runtime_error {

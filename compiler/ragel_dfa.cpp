@@ -26,17 +26,18 @@ std::string emit_ragel_source(const std::vector<DfaPiece> &pieces, const std::st
   for (const auto &p : pieces) rl << "  action p" << p.id << " {}\n";
   rl << "\n";
   for (const auto &p : pieces) rl << "  piece_" << p.id << " = " << p.ragel << ";\n";
-  std::string floating, anchored;
+  // Every piece floats: a "^" is the start of the message, which the
+  // scanner finds behind the line's prefixes, and is left to the program.
+  std::string floating;
   for (const auto &p : pieces) {
     std::string term = "piece_" + std::to_string(p.id) + " @p" + std::to_string(p.id);
-    std::string &list = p.anchored_start ? anchored : floating;
-    list += (list.empty() ? "" : "\n    | ") + term;
+    floating += (floating.empty() ? "" : "\n    | ") + term;
   }
   rl << "\n  main := ";
-  if (!floating.empty()) rl << "( any* . (\n      " << floating << "\n  ) )";
-  if (!floating.empty() && !anchored.empty()) rl << "\n  | ";
-  if (!anchored.empty()) rl << "(\n      " << anchored << "\n  )";
-  if (floating.empty() && anchored.empty()) rl << "zlen";
+  if (!floating.empty())
+    rl << "( any* . (\n      " << floating << "\n  ) )";
+  else
+    rl << "zlen";
   rl << ";\n}%%\n";
   return rl.str();
 }

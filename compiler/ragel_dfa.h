@@ -35,7 +35,6 @@ struct RagelLimits {
 struct DfaPiece {
   uint32_t id;          // global piece index: what accepting states report
   std::string ragel;    // machine text from piece_to_ragel()
-  bool anchored_start;  // starts at the line start instead of anywhere
   std::string label;    // "entry/pattern", for messages
 };
 

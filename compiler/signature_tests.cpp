@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "match/line_matcher.h"
+#include "match/line_scanner.h"
 
 namespace faultline {
 namespace {
@@ -87,6 +88,96 @@ TestSummary run_framing_tests(const std::vector<Framing> &framings, const PackVi
   return sum;
 }
 
+namespace {
+
+// A line's frame as the scanner keeps it (later values win), rendered as
+// "field=value" lines for comparison.
+std::map<std::string, std::string> frame_of(const PackView &pack, const std::string &line) {
+  struct Ctx {
+    const PackView *pack;
+    const std::string *line;
+    LineFrame frame;
+  } c{&pack, &line, {}};
+  c.frame.reset();
+  LineMatcher matcher;
+  if (matcher.create(&pack) != Status::kOk) throw std::bad_alloc();
+  auto add = [](void *p, uint32_t pattern, const int32_t *slots) {
+    auto *x = static_cast<Ctx *>(p);
+    const fb::Pattern *pat = x->pack->pattern(pattern);
+    if (pat->entry() != kFramingEntry || !slots || !pat->capture_names()) return;
+    for (uint32_t g = 0; g < pat->capture_names()->size(); g++)
+      if (slots[2 * (g + 1)] >= 0)
+        x->frame.add(pat->capture_names()->Get(g)->c_str(), reinterpret_cast<const uint8_t *>(x->line->data()),
+                     slots[2 * (g + 1)], slots[2 * (g + 1) + 1]);
+  };
+  matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), add, &c, true);
+  std::map<std::string, std::string> out;
+  for (size_t f = 0; f < kFrameFieldCount; f++) {
+    if (c.frame.from[f] < 0) continue;
+    if (f == static_cast<size_t>(FrameField::kHost))
+      out[kFrameFieldNames[f]] = std::string(c.frame.host, c.frame.host_len);
+    else if (f == static_cast<size_t>(FrameField::kTime))
+      out[kFrameFieldNames[f]] = std::string(c.frame.time, c.frame.time_len);
+    else
+      out[kFrameFieldNames[f]] = std::to_string(c.frame.number[f]);
+  }
+  return out;
+}
+
+// The anchored prefix a framing's example line starts with ("" if none).
+std::string leading_prefix(const PackView &pack, const fb::Framing *fr, const std::string &line) {
+  size_t end = 0;
+  for (uint32_t p = fr->first_pattern(); p < fr->first_pattern() + fr->pattern_count(); p++) {
+    ProgramView prog = pack.program(p);
+    if (!program_anchored(prog)) continue;
+    std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
+    std::vector<int32_t> slots(prog.slot_count);
+    void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
+    if (pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()), line.size(), aligned, slots.data()) &&
+        static_cast<size_t>(slots[1]) > end)
+      end = static_cast<size_t>(slots[1]);
+  }
+  return line.substr(0, end);
+}
+
+}  // namespace
+
+TestSummary run_framing_composition(const std::vector<Framing> &framings, const PackView &pack, Diagnostics *diags) {
+  TestSummary sum;
+  const auto *table = pack.root->framing();
+  if (!table) return sum;
+  // The first example of each format that starts with its prefix.
+  std::vector<std::string> prefixes(framings.size());
+  for (uint32_t fi = 0; fi < framings.size() && fi < table->size(); fi++)
+    for (const auto &t : framings[fi].must_match)
+      if (prefixes[fi].empty()) prefixes[fi] = leading_prefix(pack, table->Get(fi), t.line);
+  for (uint32_t a = 0; a < framings.size(); a++) {
+    if (prefixes[a].empty()) continue;
+    const auto outer = frame_of(pack, prefixes[a]);
+    for (uint32_t b = 0; b < framings.size(); b++) {
+      if (b == a) continue;
+      for (const auto &t : framings[b].must_match) {
+        sum.lines++;
+        // The inner line's own fields win; the outer prefix adds the rest.
+        auto want = frame_of(pack, t.line);
+        for (const auto &kv : outer) want.emplace(kv.first, kv.second);
+        const std::string line = prefixes[a] + t.line;
+        const auto got = frame_of(pack, line);
+        if (got == want) continue;
+        sum.failures++;
+        std::string diff;
+        for (const auto &[k, v] : want) {
+          auto it = got.find(k);
+          diff += " " + k + "=" + (it == got.end() ? std::string("<unset>") : quote(it->second)) + " (expected " + quote(v) + ")";
+        }
+        diags->error(Diagnostic{Diagnostic::kError, framings[b].file, t.pos.line, t.pos.col, framings[b].id,
+                                "behind the prefix of " + framings[a].id + " the frame differs: " + quote(line) + diff, ""});
+      }
+    }
+  }
+  return sum;
+}
+
 TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
   TestSummary sum;
   LineMatcher matcher;
@@ -118,7 +209,9 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
         std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
         std::vector<int32_t> slots(prog.slot_count);
         void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
-        vm_hit = vm_hit || pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()), line.size(), aligned, slots.data());
+        // Anchored patterns read the message behind the line's prefixes.
+        const size_t at = program_anchored(prog) ? matcher.message_start() : 0;
+        vm_hit = vm_hit || pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots.data());
       }
       if (vm_hit != hit)
         throw std::logic_error("flc bug: the DFA prefilter and the confirmation program disagree on a line of " + s.id);

@@ -33,4 +33,9 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
 // The same for the framing formats (signatures/framing/).
 TestSummary run_framing_tests(const std::vector<Framing> &framings, const PackView &pack, Diagnostics *diags);
 
+// Prefixes stack in any order: behind the leading prefix of every other
+// framing format's example, each framing example must give the same frame
+// (its own fields, plus the outer prefix's fields it does not set).
+TestSummary run_framing_composition(const std::vector<Framing> &framings, const PackView &pack, Diagnostics *diags);
+
 }  // namespace faultline

@@ -59,6 +59,12 @@
 #endif
 
 // NCCL "comm ... rank R nranks N" records (which pid is which rank).
+// Log prefixes peeled off the front of one line ("time host | 3: [rank3]: ..."):
+// each framing pattern is taken once, so this only bounds the rounds.
+#ifndef FL_MAX_STACKED_PREFIXES
+#define FL_MAX_STACKED_PREFIXES 8
+#endif
+
 #ifndef FL_MAX_PID_RANKS
 #define FL_MAX_PID_RANKS 4096
 #endif
@@ -126,6 +132,7 @@ inline constexpr size_t kMaxFields = FL_MAX_FIELDS;
 inline constexpr size_t kMaxCandidatesPerSource = FL_MAX_CANDIDATES_PER_SOURCE;
 inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
+inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxProgress = FL_MAX_PROGRESS;
 inline constexpr uint32_t kMaxRanksListed = FL_MAX_RANKS_LISTED;

@@ -78,9 +78,53 @@ void LineMatcher::run_dfa(uint32_t d, const uint8_t *line, size_t len) {
   });
 }
 
+// Runs `prog` on the line from offset `at` (treated as the line start);
+// the slots come back as offsets in the whole line.
+bool LineMatcher::confirm(const ProgramView &prog, const uint8_t *line, size_t len, uint32_t at) {
+  if (!pike_match(prog, line + at, len - at, vm_scratch_, slots_)) return false;
+  if (at)
+    for (uint32_t s = 0; s < prog.slot_count; s++)
+      if (slots_[s] >= 0) slots_[s] += static_cast<int32_t>(at);
+  return true;
+}
+
+// Framing patterns, before any entry pattern, so that the line's frame is
+// known when its events are reported. Launchers, shells and log collectors
+// stack their prefixes in any order ("2025-01-02 03:04:05 [rank5]: ...",
+// "trainer-1  | 3: ..."), and each framing file describes only its own: a
+// pattern anchored at the line start is tried again where the prefixes seen
+// so far end, until none matches there (the same format may stand twice:
+// a collector's timestamp before the application's). Unanchored patterns
+// (NCCL's "host:pid:tid [dev]") run once, anywhere in the line.
+uint32_t LineMatcher::peel_prefixes(const uint8_t *line, size_t len, OnMatch on_match, void *ctx) {
+  uint32_t matches = 0;
+  uint32_t at = 0;
+  for (uint32_t round = 1; round <= kMaxStackedPrefixes; round++) {
+    uint32_t next = at;
+    for (uint32_t i = 0; i < complete_count_; i++) {
+      const uint32_t p = complete_[i];
+      if (pack_->pattern(p)->entry() != kFramingEntry) continue;
+      ProgramView prog = pack_->program(p);
+      const bool anchored = program_anchored(prog);
+      if (round > 1 && !anchored) continue;
+      if (!confirm(prog, line, len, anchored ? at : 0)) continue;
+      matches++;
+      on_match(ctx, p, slots_);
+      if (anchored && static_cast<uint32_t>(slots_[1]) > next) next = static_cast<uint32_t>(slots_[1]);
+    }
+    if (next == at) break;
+    // The blanks between two prefixes belong to neither.
+    while (next < len && (line[next] == ' ' || line[next] == '\t')) next++;
+    at = next;
+  }
+  message_start_ = at;
+  return matches;
+}
+
 uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
   touched_count_ = 0;
   complete_count_ = 0;
+  message_start_ = 0;
   const LiteralFilterView &lf = pack_->literals;
   if (lf.usable && !frame_always) {
     // Only the DFAs of the keys this line holds; most lines hold none.
@@ -111,23 +155,23 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
   bool any_entry = false;
   for (uint32_t i = 0; i < complete_count_ && !any_entry; i++) any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
   if (!any_entry && !frame_always) return 0;
-  uint32_t matches = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    const bool framing_pass = pass == 0;
-    for (uint32_t i = 0; i < complete_count_; i++) {
-      uint32_t p = complete_[i];
-      const fb::Pattern *pat = pack_->pattern(p);
-      if ((pat->entry() == kFramingEntry) != framing_pass) continue;
-      if (pat->exact() && pat->slot_count() == 2) {
-        matches++;
-        on_match(ctx, p, nullptr);
-        continue;
-      }
-      ProgramView prog = pack_->program(p);
-      if (pike_match(prog, line, len, vm_scratch_, slots_)) {
-        matches++;
-        on_match(ctx, p, slots_);
-      }
+  uint32_t matches = peel_prefixes(line, len, on_match, ctx);
+  for (uint32_t i = 0; i < complete_count_; i++) {
+    uint32_t p = complete_[i];
+    const fb::Pattern *pat = pack_->pattern(p);
+    if (pat->entry() == kFramingEntry) continue;
+    if (pat->exact() && pat->slot_count() == 2) {
+      matches++;
+      on_match(ctx, p, nullptr);
+      continue;
+    }
+    // A pattern anchored at the line start reads the message behind the
+    // prefixes: "^Killed" holds behind "[rank3]: " or a timestamp too.
+    ProgramView prog = pack_->program(p);
+    const uint32_t at = program_anchored(prog) ? message_start_ : 0;
+    if (confirm(prog, line, len, at)) {
+      matches++;
+      on_match(ctx, p, slots_);
     }
   }
   return matches;

@@ -15,7 +15,8 @@ namespace faultline {
 class LineMatcher {
  public:
   // Called once per pattern that matches the line: framing patterns first
-  // (only on lines where some entry pattern matches). `slots` holds the capture
+  // (only on lines where some entry pattern matches), prefixes in the order
+  // they stand in the line. `slots` holds the capture
   // offsets (2 per group, group 0 = whole match, -1 = unset) and is valid only
   // during the call; it is NULL for exact patterns without captures, which
   // the DFA decides alone.
@@ -35,6 +36,10 @@ class LineMatcher {
   // (flc uses it to test framing examples).
   uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always = false);
 
+  // Where the message of the line last matched begins: past every framing
+  // prefix peeled off its front (0 when none).
+  uint32_t message_start() const { return message_start_; }
+
   // Lines that passed the literal filter (or all, without one) and ran the DFAs.
   uint64_t candidate_lines() const { return candidate_lines_; }
 
@@ -50,6 +55,7 @@ class LineMatcher {
   int32_t *slots_ = nullptr;
   void *vm_scratch_ = nullptr;
   uint64_t candidate_lines_ = 0;
+  uint32_t message_start_ = 0;
 
   // The DFAs to run on this line, from the keys it holds (deduplicated by
   // stamping each DFA with the line's serial number).
@@ -61,6 +67,8 @@ class LineMatcher {
   void mark_dfa(uint32_t d);
   static void on_key(void *self, const fb::LiteralKey *key);
   void run_dfa(uint32_t d, const uint8_t *line, size_t len);
+  bool confirm(const ProgramView &prog, const uint8_t *line, size_t len, uint32_t at);
+  uint32_t peel_prefixes(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
 };
 
 }  // namespace faultline

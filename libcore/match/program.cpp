@@ -292,10 +292,8 @@ bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *
   Vm vm{p, line, len, stack, work};
   ThreadList *cur = &lists[0], *next = &lists[1];
   bool matched = false;
-  // A program that starts "save 0; assert line-start" can only match from
-  // position 0: no new attempts later, and the run ends when its threads do.
-  const bool anchored =
-      n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert && insn_x(p.insns[2]) == kAssertLineStart;
+  // An anchored program: no new attempts later, and the run ends when its threads do.
+  const bool anchored = program_anchored(p);
   // When the program must begin with one byte (after its start Save), the
   // positions where no thread is alive can be skipped to that byte's next
   // occurrence: most lines reach the VM for one match somewhere in them.

@@ -42,6 +42,13 @@ struct ProgramView {
   uint32_t slot_count = 0;  // 2 * (named captures + 1)
 };
 
+// A program that starts "save 0; assert line-start" can only match from
+// position 0 of the text it runs on.
+inline bool program_anchored(const ProgramView &p) {
+  return p.insn_count >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert &&
+         insn_x(p.insns[2]) == kAssertLineStart;
+}
+
 // Checks that every jump, split, class and save index of `p` is in range and
 // that every opcode is known: what the pack verifier runs before any VM use.
 bool program_is_valid(const ProgramView &p);
