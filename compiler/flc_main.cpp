@@ -297,8 +297,7 @@ int cmd_stats(Args &a) {
       for (const auto &p : sig.patterns) {
         insns += p.program.insn_count();
         for (const auto &piece : p.pieces.pieces)
-          pieces.push_back(
-              DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), sig.id + "/" + p.name});
+          pieces.push_back(DfaPiece{static_cast<uint32_t>(pieces.size()), piece_to_ragel(piece), sig.id + "/" + p.name});
       }
       try {
         DfaTables t = compile_dfa(a.build.ragel, pieces, "flc_cost", a.build.ragel_limits);

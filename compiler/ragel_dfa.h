@@ -33,9 +33,9 @@ struct RagelLimits {
 
 // A piece as the DFA builder sees it.
 struct DfaPiece {
-  uint32_t id;          // global piece index: what accepting states report
-  std::string ragel;    // machine text from piece_to_ragel()
-  std::string label;    // "entry/pattern", for messages
+  uint32_t id;        // global piece index: what accepting states report
+  std::string ragel;  // machine text from piece_to_ragel()
+  std::string label;  // "entry/pattern", for messages
 };
 
 // Ragel source for one DFA. Each piece gets a finishing action named p<id>.

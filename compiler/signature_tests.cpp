@@ -211,7 +211,8 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
         void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
         // Anchored patterns read the message behind the line's prefixes.
         const size_t at = program_anchored(prog) ? matcher.message_start() : 0;
-        vm_hit = vm_hit || pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots.data());
+        vm_hit = vm_hit ||
+                 pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots.data());
       }
       if (vm_hit != hit)
         throw std::logic_error("flc bug: the DFA prefilter and the confirmation program disagree on a line of " + s.id);
