@@ -375,7 +375,7 @@ FL_API void fl_scanner_free(fl_scanner *scanner);
  *   while ((n = read(fd, buf, sizeof buf)) > 0) fl_diagnoser_feed(d, buf, n);
  *   fl_diagnoser_end_source(d);
  *   const char *json; size_t len;
- *   fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len);  // faultline.report/1
+ *   fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len);  // faultline.report/2
  *   fl_diagnoser_free(d);
  *
  * Out of memory: a call that adds evidence (begin_source, feed, end_source,
@@ -452,7 +452,7 @@ FL_API fl_status fl_diagnoser_partial(fl_diagnoser *d, const void **bytes, size_
  */
 FL_API fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t len);
 
-#define FL_REPORT_JSON 0       /* the JSON report, schema "faultline.report/1" (libcore/report/REPORT.md) */
+#define FL_REPORT_JSON 0       /* the JSON report, schema "faultline.report/2" (libcore/report/REPORT.md) */
 #define FL_REPORT_TEXT 1       /* the human report */
 #define FL_REPORT_TEXT_COLOR 2 /* the human report with ANSI colors */
 #define FL_REPORT_SUMMARY 3    /* one line, at most 1 KiB: "failure: ID (type) on rank R host H; action A" */

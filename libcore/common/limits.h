@@ -65,6 +65,17 @@
 #define FL_MAX_STACKED_PREFIXES 8
 #endif
 
+// Worker exits the launchers report (torchrun's failure table lists every
+// failed rank of the job).
+#ifndef FL_MAX_WORKER_EXITS
+#define FL_MAX_WORKER_EXITS 4096
+#endif
+// Lines after a failure record's "rank :" line that still belong to it (its
+// exit code, signal and the error file's traceback).
+#ifndef FL_EXIT_RECORD_REACH
+#define FL_EXIT_RECORD_REACH 200
+#endif
+
 #ifndef FL_MAX_PID_RANKS
 #define FL_MAX_PID_RANKS 4096
 #endif
@@ -134,6 +145,8 @@ inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
+inline constexpr size_t kMaxWorkerExits = FL_MAX_WORKER_EXITS;
+inline constexpr uint64_t kExitRecordReach = FL_EXIT_RECORD_REACH;
 inline constexpr size_t kMaxProgress = FL_MAX_PROGRESS;
 inline constexpr uint32_t kMaxRanksListed = FL_MAX_RANKS_LISTED;
 inline constexpr size_t kMaxSweptRanks = FL_MAX_SWEPT_RANKS;

@@ -29,6 +29,9 @@ inline constexpr const char *kFailedRank = "failed_rank";    // torchrun's root-
 inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
 inline constexpr const char *kExitcode = "exitcode";
+inline constexpr const char *kPid = "pid";  // in a failure record: the worker's pid
+inline constexpr const char *kAgentExitcode = "agent_exitcode";      // torchrun's agent: "failed (exitcode: -9) local_rank: 0"
+inline constexpr const char *kAgentLocalRank = "agent_local_rank";
 inline constexpr const char *kSignal = "signal";
 inline constexpr const char *kTimeoutSeq = "timeout_seq";      // NCCL watchdog: the collective timed out on
 inline constexpr const char *kLastEnqueued = "last_enqueued";  // NCCL progress of a rank
@@ -40,8 +43,9 @@ inline constexpr const char *kMessage = "message";
 }  // namespace capture
 
 // Where the diagnosis reads a name: in any entry's events, only in entries
-// tagged `generic`, or only in the lines of torchrun's root-cause block (after
-// a `root_cause_header` match; flc checks them in entries that define that pattern).
+// tagged `generic`, or only in launcher reports of worker exits (torchrun's
+// failure table, the agent's "failed (exitcode: ..)" line, mpirun's notice;
+// flc checks them in entries that define a `root_cause_header` pattern).
 enum class ReadIn : uint8_t { kAnyEntry, kGenericEntries, kLauncherBlock };
 
 struct CaptureWord {
@@ -61,11 +65,13 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kNranks, true, ReadIn::kGenericEntries},
     {capture::kException, false, ReadIn::kGenericEntries},
     {capture::kMessage, false, ReadIn::kGenericEntries},
-    {capture::kFailedRank, true, ReadIn::kLauncherBlock},
-    {capture::kFailedLocalRank, true, ReadIn::kLauncherBlock},
-    {capture::kFailedHost, false, ReadIn::kLauncherBlock},
+    {capture::kFailedRank, true, ReadIn::kAnyEntry},
+    {capture::kFailedLocalRank, true, ReadIn::kAnyEntry},
+    {capture::kFailedHost, false, ReadIn::kAnyEntry},
     {capture::kExitcode, true, ReadIn::kLauncherBlock},
-    {capture::kSignal, true, ReadIn::kLauncherBlock},
+    {capture::kAgentExitcode, true, ReadIn::kLauncherBlock},
+    {capture::kAgentLocalRank, true, ReadIn::kLauncherBlock},
+    {capture::kSignal, true, ReadIn::kAnyEntry},
 };
 
 // --- Pattern names the diagnosis reads ---------------------------------------

@@ -31,8 +31,10 @@ int64_t rank_of_pid(const Evidence &ev, Str host, int64_t pid) {
 
 }  // namespace
 
-void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank) {
-  // One host (or none named) in the whole job: local rank and GPU index are the rank.
+void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *group_rank_from) {
+  // One host (or none named) in the whole job: the local rank is the rank.
+  // NCCL's "[N]" is the CUDA device, not a rank: with one GPU per process
+  // every process prints [0], so it never stands for one.
   bool single_host = true;
   Str first{};
   for (const Group &g : ev.groups) {
@@ -47,10 +49,12 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank) {
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;
-    if (r < 0 && g.pid >= 0) r = rank_of_pid(ev, g.host, g.pid);
-    if (r < 0 && single_host) r = g.local_rank >= 0 ? g.local_rank : g.device;
-    if (r < 0 && world == 1) r = 0;
+    RankFrom from = r >= 0 ? g.rank_from : RankFrom::kNone;
+    if (r < 0 && g.pid >= 0 && (r = rank_of_pid(ev, g.host, g.pid)) >= 0) from = RankFrom::kPidMap;
+    if (r < 0 && single_host && g.local_rank >= 0) r = g.local_rank, from = RankFrom::kLocalRank;
+    if (r < 0 && world == 1) r = 0, from = RankFrom::kWorldOfOne;
     group_rank->push(r);
+    group_rank_from->push(from);
   }
 }
 
@@ -113,47 +117,172 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
   }
 }
 
-void attribute_root(const Evidence &ev, Diagnosis *d) {
-  if (d->root_group >= 0) {
-    const Group &g = ev.groups[d->root_group];
-    d->root_rank = d->group_rank[d->root_group];
-    d->root_host = g.host;
-    // Printed without a rank: the rank the job-level evidence blames.
-    if (d->root_rank < 0 && d->lagging_rank >= 0) d->root_rank = d->lagging_rank;
-    if (d->verdict == Verdict::kInconclusive) {
-      // The root names the suspect, not where the collateral was printed.
-      d->root_rank = d->lagging_rank;
-      d->root_host = Str{};
-      if (d->root_rank < 0)
-        for (const LaunchHint &h : ev.hints)
-          if (h.rank >= 0 && h.signal == 0) {
-            d->root_rank = h.rank;
-            d->root_host = h.host;
-            break;
-          }
-    }
-  } else if (d->root_candidate >= 0) {
-    d->root_rank = ev.candidates[d->root_candidate].rank;
-    d->root_host = ev.candidates[d->root_candidate].host;
-  } else if (d->root_hint >= 0) {
-    d->root_rank = ev.hints[d->root_hint].rank;
-    d->root_host = ev.hints[d->root_hint].host;
+namespace {
+
+// A signal the worker did not get from its own launcher: torchrun, srun and
+// mpirun stop the surviving workers with SIGTERM (or SIGINT/SIGHUP).
+bool crash_signal(int64_t s) { return s > 0 && s != 15 && s != 2 && s != 1; }
+
+}  // namespace
+
+int64_t signal_exit_rank(const Evidence &ev, Str *host) {
+  int64_t rank = -1;
+  for (const WorkerExit &x : ev.exits) {
+    if (x.rank < 0 || !crash_signal(x.signal)) continue;
+    if (rank >= 0 && rank != x.rank) return -1;
+    rank = x.rank;
+    if (x.host.len) *host = x.host;
   }
-  // The launcher's summary names the host of the rank it reports.
+  return rank;
+}
+
+namespace {
+
+// The rank whose failure record (the error file torchrun prints in its
+// table) holds the same exception as the root.
+int64_t error_file_rank(const Evidence &ev, const Candidate &root, Str *host) {
+  if (root.exception.len == 0) return -1;
+  for (const Candidate &c : ev.candidates)
+    if (c.rank_from == RankFrom::kLauncherTable && c.rank >= 0 && ev.str_eq(c.exception, ev.str(root.exception), root.exception.len)) {
+      *host = c.host;
+      return c.rank;
+    }
+  return -1;
+}
+
+// The hung rank: of the job's ranks, every one but one reported its failure
+// (an exit in the launcher's table, a timeout of its own); the silent one
+// stopped and was killed later. The job's size: as stated, else the ranks seen.
+int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack) {
+  int64_t world = ev.world_size(), max_seen = -1;
+  for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
+  for (int64_t r : d.group_rank) max_seen = r > max_seen ? r : max_seen;
+  for (const WorkerExit &x : ev.exits) max_seen = x.rank > max_seen ? x.rank : max_seen;
+  if (world < 0) world = max_seen + 1;
+  if (world < 2 || world > static_cast<int64_t>(kMaxSweptRanks)) return -1;
+  auto reported = [&](int64_t r) {
+    for (const WorkerExit &x : ev.exits)
+      if (x.rank == r && (x.has_exitcode || x.signal)) return true;
+    for (const Progress &p : ev.progress)
+      if (p.rank == r && p.timeout_seq >= 0) return true;
+    for (size_t i = 0; i < ev.groups.size(); i++) {
+      const Group &g = ev.groups[i];
+      if (d.group_rank[i] != r || g.entry >= pack.entry_count()) continue;
+      if (pack.entry(g.entry)->role() == fb::Role::Collateral) return true;
+    }
+    return false;
+  };
+  int64_t missing = -1, seen = 0;
+  for (int64_t r = 0; r < world; r++) {
+    if (reported(r))
+      seen++;
+    else if (missing < 0)
+      missing = r;
+    else
+      return -1;  // more than one silent rank
+  }
+  return seen >= 1 ? missing : -1;
+}
+
+void decide(Diagnosis *d, int64_t rank, Str host, const char *source, const char *detail, const char *certainty) {
+  d->root_rank = rank;
+  if (host.len) d->root_host = host;
+  d->rank_source = source;
+  d->rank_detail = detail;
+  d->rank_certainty = certainty;
+}
+
+// How a group's own rank was read, for the report.
+void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
+  switch (from) {
+    case RankFrom::kPrefix:
+      return decide(d, rank, Str{}, "printed-root-error", "the line of the root error carries the rank's prefix", "high");
+    case RankFrom::kMessage:
+      return decide(d, rank, Str{}, "printed-root-error", "the root error's message states the rank", "high");
+    case RankFrom::kFileName:
+      return decide(d, rank, Str{}, "printed-root-error", "the root error is in the log file named for the rank", "high");
+    case RankFrom::kLauncherTable:
+      return decide(d, rank, Str{}, "launcher-exit-record", "the launcher's failure record of this rank holds the root error",
+                    "high");
+    case RankFrom::kPidMap:
+      return decide(d, rank, Str{}, "printed-root-error", "NCCL's comm lines map the printing process to the rank", "high");
+    case RankFrom::kLocalRank:
+      return decide(d, rank, Str{}, "printed-root-error", "one host: the local rank of the printing process is its rank",
+                    "medium");
+    case RankFrom::kWorldOfOne:
+      return decide(d, rank, Str{}, "single-rank-job", "the job has one rank", "high");
+    case RankFrom::kNone:
+      break;
+  }
+}
+
+// The root was printed without a rank, or is collateral only: the job-level
+// evidence, strongest first. Returns true when some evidence named a rank.
+bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
+  Str host{};
+  int64_t r;
+  if ((r = signal_exit_rank(ev, &host)) >= 0) {
+    decide(d, r, host, "launcher-signal-exit", "the launcher reports this rank killed by a signal", "medium");
+    return true;
+  }
+  if (d->lagging_rank >= 0) {
+    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+    return true;
+  }
+  if ((r = hung_rank(ev, *d, pack)) >= 0) {
+    decide(d, r, Str{}, "hung-rank", "every other rank reported its failure or timeout; this one went silent", "medium");
+    return true;
+  }
+  for (const LaunchHint &h : ev.hints)
+    if (h.rank >= 0) {
+      decide(d, h.rank, h.host, "launcher-first-observed",
+             "torchrun's 'first observed failure' (a hint: it names the lowest rank among those that failed together)", "low");
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+void attribute_root(const Evidence &ev, const PackView &pack, Diagnosis *d) {
+  if (d->verdict == Verdict::kInconclusive) {
+    // The root names the suspect, not where the collateral was printed.
+    decide_from_job(ev, pack, d);
+  } else if (d->root_group >= 0) {
+    const Group &g = ev.groups[d->root_group];
+    d->root_host = g.host;
+    if (d->group_rank[d->root_group] >= 0)
+      decide_printed(d, d->group_rank[d->root_group], d->group_rank_from[d->root_group]);
+    else
+      decide_from_job(ev, pack, d);
+  } else if (d->root_candidate >= 0) {
+    const Candidate &c = ev.candidates[d->root_candidate];
+    d->root_host = c.host;
+    Str host{};
+    int64_t r;
+    if (c.rank >= 0)
+      decide_printed(d, c.rank, c.rank_from);
+    else if ((r = error_file_rank(ev, c, &host)) >= 0)
+      decide(d, r, host, "launcher-error-file", "the launcher's failure record of this rank holds the same exception", "high");
+    else
+      decide_from_job(ev, pack, d);
+  } else if (d->root_hint >= 0) {
+    decide_from_job(ev, pack, d);
+  }
+  // The launcher's records name the host of the rank they report.
+  if (d->root_rank >= 0 && d->root_host.len == 0) {
+    for (const WorkerExit &x : ev.exits)
+      if (x.rank == d->root_rank && x.host.len) {
+        d->root_host = x.host;
+        break;
+      }
+  }
   if (d->root_rank >= 0 && d->root_host.len == 0)
     for (const LaunchHint &h : ev.hints)
       if (h.rank == d->root_rank && h.host.len) {
         d->root_host = h.host;
         break;
       }
-  if (d->verdict == Verdict::kFailure && d->root_rank < 0) {
-    // The launcher's summary names the failed rank even when lines carry no prefix.
-    for (const LaunchHint &h : ev.hints)
-      if (d->root_rank < 0 && h.rank >= 0) {
-        d->root_rank = h.rank;
-        if (d->root_host.len == 0) d->root_host = h.host;
-      }
-  }
 }
 
 }  // namespace faultline

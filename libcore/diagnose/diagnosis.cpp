@@ -162,8 +162,14 @@ int32_t pick_cause(Ctx &c) {
     d->decided_by = "nccl-progress";
     line(&d->reasons, "NCCL progress: the root's rank never reached the collective the other ranks timed out on");
   } else {
+    Str host{};
+    const int64_t crashed = signal_exit_rank(c.ev, &host);
+    if (crashed >= 0 && (pick = earliest_on(crashed, false)) >= 0) {
+      d->decided_by = "launcher-signal-exit";
+      line(&d->reasons, "the launcher reports the root's rank killed by a signal");
+    }
     for (const LaunchHint &h : c.ev.hints)
-      if (pick < 0 && h.rank >= 0 && h.signal == 0 && (pick = earliest_on(h.rank, false)) >= 0) {
+      if (pick < 0 && crashed < 0 && h.rank >= 0 && h.signal == 0 && (pick = earliest_on(h.rank, false)) >= 0) {
         d->decided_by = "launcher-root-cause";
         line(&d->reasons, "the launcher's 'Root Cause (first observed failure)' names the same rank");
       }
@@ -409,12 +415,12 @@ RootSite root_site(const Evidence &ev, const Diagnosis &d) {
 
 bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
   Ctx c{ev, pack, d, Vec<uint8_t>(d->alloc), Vec<uint8_t>(d->alloc)};
-  rank_groups(ev, &d->group_rank);
+  rank_groups(ev, &d->group_rank, &d->group_rank_from);
   compute_holds(c);
-  if (c.holds.failed() || c.present.failed() || d->group_rank.failed()) return false;
+  if (c.holds.failed() || c.present.failed() || d->group_rank.failed() || d->group_rank_from.failed()) return false;
   find_lagging_rank(ev, d);
   choose_root(c);
-  attribute_root(ev, d);
+  attribute_root(ev, pack, d);
   note_missing_evidence(c);
   collect_findings(c);
   settle_confidence(c);

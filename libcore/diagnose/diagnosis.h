@@ -28,7 +28,15 @@ struct Finding {
 
 struct Diagnosis {
   explicit Diagnosis(const Allocator &a)
-      : alloc(a), collateral(a), findings(a), reasons(a), missing(a), root_ranks(a), group_rank(a), fingerprint_template(a) {}
+      : alloc(a),
+        collateral(a),
+        findings(a),
+        reasons(a),
+        missing(a),
+        root_ranks(a),
+        group_rank(a),
+        group_rank_from(a),
+        fingerprint_template(a) {}
 
   Allocator alloc;  // for the diagnosis and its rendering
   Verdict verdict = Verdict::kNoFailure;
@@ -47,6 +55,11 @@ struct Diagnosis {
   // Per evidence group: its rank from the line, the message, NCCL's
   // pid-to-rank lines, or (single-host jobs) the local rank or GPU index.
   Vec<int64_t> group_rank;
+  Vec<RankFrom> group_rank_from;
+  // How the root's rank was decided (report schema: root.rank_evidence).
+  const char *rank_source = "";  // "", "printed-root-error", "launcher-signal-exit", ...
+  const char *rank_detail = "";  // one line a person reads
+  const char *rank_certainty = "";  // "high", "medium", "low"
   int64_t lagging_rank = -1;  // from NCCL progress
   int64_t lagging_seq = -1;
   uint64_t fingerprint = 0;

@@ -42,13 +42,13 @@ size_t clip(const char *p, size_t n, size_t max) {
 }  // namespace
 
 Evidence::Evidence(const Allocator &a)
-    : sources(a), groups(a), hints(a), progress(a), candidates(a), pid_ranks(a), alloc_(a), pool_(a), table_(a) {
+    : sources(a), groups(a), hints(a), progress(a), candidates(a), pid_ranks(a), exits(a), alloc_(a), pool_(a), table_(a) {
   pool_.addc('\0');  // offset 0 is the empty string
 }
 
 bool Evidence::failed() const {
   return sources.failed() || groups.failed() || hints.failed() || progress.failed() || candidates.failed() ||
-         pid_ranks.failed() || pool_.failed() || table_.failed();
+         pid_ranks.failed() || exits.failed() || pool_.failed() || table_.failed();
 }
 
 Str Evidence::intern(const char *p, size_t n) {
@@ -87,11 +87,6 @@ void Evidence::add_bytes(uint32_t source, uint64_t bytes, uint64_t lines) {
   if (source >= sources.size()) return;
   sources[source].bytes += bytes;
   sources[source].lines += lines;
-}
-
-int64_t event_rank(const SourceRec &src, const fl_event *ev) {
-  if (ev->rank >= 0) return ev->rank;
-  return src.rank_hint;
 }
 
 void Evidence::rehash() {
@@ -142,12 +137,14 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
   return static_cast<uint32_t>(groups.size() - 1);
 }
 
-void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
+void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host,
+                              size_t host_len) {
   if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) return;
   Candidate c;
   c.source = source;
   c.line = ev->line_number;
   c.rank = rank;
+  c.rank_from = from;
   c.host = intern(host, host_len);
   c.time = intern(ev->time, ev->time ? ev->time_len : 0);
   c.text = intern(ev->line, clip(ev->line, ev->line_len, kMaxTextBytes));
@@ -201,6 +198,69 @@ void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern 
       h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
 }
 
+bool Evidence::in_exit_record(const fl_event *ev) const {
+  return live_.record_line != 0 && live_.record < exits.size() && ev->line_number >= live_.record_line &&
+         ev->line_number - live_.record_line <= kExitRecordReach;
+}
+
+void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern *pat, const char *host, size_t host_len) {
+  int64_t v;
+  if (name_is(pat->name(), pattern::kRootCauseHeader)) {
+    live_.in_root_block = true;
+    live_.record_line = 0;
+    return;
+  }
+  if (const fl_capture *h = capture_text(ev, capture::kFailedHost)) {
+    // The next record begins: "host :" stands before its "rank :".
+    live_.pending_host = intern(h->value, clip(h->value, h->value_len, kMaxFieldBytes));
+    live_.pending_host_line = ev->line_number;
+    live_.record_line = 0;
+    return;
+  }
+  auto add = [&](WorkerExit x) {
+    if (exits.size() >= kMaxWorkerExits || !exits.push(x)) return false;
+    return true;
+  };
+  if (captured_number(ev, capture::kFailedRank, &v) && v >= 0) {
+    WorkerExit x;
+    x.source = source;
+    x.line = ev->line_number;
+    x.rank = v;
+    if (captured_number(ev, capture::kFailedLocalRank, &v)) x.local_rank = v;
+    if (captured_number(ev, capture::kSignal, &v)) x.signal = v;
+    if (live_.pending_host_line && ev->line_number - live_.pending_host_line <= 3)
+      x.host = live_.pending_host;
+    else
+      x.host = intern(host, host_len);
+    x.first_observed = live_.in_root_block;
+    if (!add(x)) return;
+    live_.record = exits.size() - 1;
+    live_.record_line = ev->line_number;
+    return;
+  }
+  if (captured_number(ev, capture::kAgentExitcode, &v)) {
+    WorkerExit x;
+    x.source = source;
+    x.line = ev->line_number;
+    x.exitcode = v;
+    x.has_exitcode = true;
+    x.signal = v < 0 ? -v : 0;
+    if (captured_number(ev, capture::kAgentLocalRank, &v)) x.local_rank = v;
+    x.host = intern(host, host_len);
+    add(x);
+    return;
+  }
+  if (!in_exit_record(ev)) return;
+  WorkerExit &x = exits[live_.record];
+  if (!x.has_exitcode && captured_number(ev, capture::kExitcode, &v)) {
+    x.exitcode = v;
+    x.has_exitcode = true;
+    if (v < 0 && x.signal == 0) x.signal = -v;
+    if (captured_number(ev, capture::kPid, &v)) x.pid = v;
+  }
+  if (x.signal == 0 && captured_number(ev, capture::kSignal, &v)) x.signal = v;
+}
+
 void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len) {
   int64_t seq = -1, enq = -1, done = -1;
   // Each figure read on its own: a line may state any of them.
@@ -235,11 +295,21 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   const fb::Entry *e = pack_->entry(ev->entry);
   const fb::Pattern *pat = pack_->pattern(ev->pattern_index);
   const SourceRec &src = sources[source];
-  int64_t rank = event_rank(src, ev), v;
-  // A rank the message states ("for rank 3") when the prefix does not say.
-  if (ev->rank < 0 && captured_number(ev, capture::kRank, &v) && v >= 0) rank = v;
   const char *host = ev->host ? ev->host : "";
   size_t host_len = ev->host ? clip(ev->host, ev->host_len, kMaxFieldBytes) : 0;
+  // The launcher's failure table first: its records give their lines a rank.
+  note_exit(source, ev, pat, host, host_len);
+  int64_t rank = -1, v;
+  RankFrom from = RankFrom::kNone;
+  if (ev->rank >= 0) {
+    rank = ev->rank, from = RankFrom::kPrefix;
+  } else if (captured_number(ev, capture::kRank, &v) && v >= 0) {
+    rank = v, from = RankFrom::kMessage;  // "[Rank 3] Watchdog caught ...", "on rank 3"
+  } else if (src.rank_hint >= 0) {
+    rank = src.rank_hint, from = RankFrom::kFileName;
+  } else if (in_exit_record(ev) && exits[live_.record].rank >= 0) {
+    rank = exits[live_.record].rank, from = RankFrom::kLauncherTable;
+  }
 
   if (entry_is_generic(e)) {
     int64_t nranks;
@@ -253,7 +323,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     if (name_is(pat->name(), pattern::kTracebackHeader))
       live_.traceback_line = ev->line_number;
     else if (name_is(pat->name(), pattern::kExceptionLine))
-      note_candidate(source, ev, rank, host, host_len);
+      note_candidate(source, ev, rank, from, host, host_len);
   } else {
     live_.known_line = ev->line_number;
     for (size_t i = candidates.size(); i-- > 0;) {
@@ -279,6 +349,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     return;
   }
   Group &g = groups[gi];
+  if (g.count == 0) g.rank_from = from;
   g.count++;
   uint32_t pi = ev->pattern_index - e->first_pattern();
   if (pi < kMaxPatternsPerEntry) g.pattern_mask |= 1u << pi;
@@ -345,6 +416,7 @@ void Evidence::merge_group(const Evidence &o, const Group &og, uint32_t source) 
   if (earlier || g.local_rank < 0) g.local_rank = og.local_rank >= 0 ? og.local_rank : g.local_rank;
   if (earlier || g.device < 0) g.device = og.device >= 0 ? og.device : g.device;
   if (earlier || g.culprit_rank < 0) g.culprit_rank = og.culprit_rank >= 0 ? og.culprit_rank : g.culprit_rank;
+  if (earlier || g.rank_from == RankFrom::kNone) g.rank_from = og.rank_from;
   if (earlier) {
     g.first_line = og.first_line;
     g.first_text = copy_from(o, og.first_text);
@@ -405,6 +477,14 @@ void Evidence::merge(const Evidence &o) {
     if (p.line < mine->line) mine->line = p.line;
   }
   if (o.world_size_ > world_size_) world_size_ = o.world_size_;
+  for (const WorkerExit &x : o.exits) {
+    WorkerExit n = x;
+    n.source = map[x.source];
+    n.host = copy_from(o, x.host);
+    bool dup = false;
+    for (const WorkerExit &y : exits) dup = dup || (y.source == n.source && y.line == n.line);
+    if (!dup && exits.size() < kMaxWorkerExits) exits.push(n);
+  }
   for (const RankOfPid &r : o.pid_ranks) note_pid_rank(r.pid, r.rank, r.nranks, copy_from(o, r.host));
   for (const Candidate &c : o.candidates) {
     Candidate n = c;
@@ -445,6 +525,7 @@ void Evidence::canonicalize() {
   for (auto &h : hints) h.source = rank_of[h.source];
   for (auto &p : progress) p.source = rank_of[p.source];
   for (auto &c : candidates) c.source = rank_of[c.source];
+  for (auto &x : exits) x.source = rank_of[x.source];
   if (live_.source < n) live_.source = rank_of[live_.source];
 
   auto cmp_str = [&](Str a, Str b) {
@@ -468,6 +549,8 @@ void Evidence::canonicalize() {
     if (int c = cmp_str(a.host, b.host)) return c < 0;
     return a.pid < b.pid;
   });
+  std::sort(exits.begin(), exits.end(),
+            [](const WorkerExit &a, const WorkerExit &b) { return a.source != b.source ? a.source < b.source : a.line < b.line; });
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate &a, const Candidate &b) { return a.source != b.source ? a.source < b.source : a.line < b.line; });
   // The same per-source candidate budget as while scanning: first half and latest half.

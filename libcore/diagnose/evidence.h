@@ -34,6 +34,18 @@ struct SourceRec {
   int64_t local_rank_hint = -1;  // torchrun --log-dir: .../attempt_0/<local_rank>/stderr.log
 };
 
+// Where a piece of evidence got its rank, strongest first.
+enum class RankFrom : uint8_t {
+  kNone = 0,
+  kPrefix,         // the line's prefix ([rank3]:, srun's "3: ", mpirun's [1,3])
+  kMessage,        // the message states it ("[Rank 3]", "on rank 3")
+  kFileName,       // the log file is named for it (rank3.log)
+  kLauncherTable,  // the line is part of the launcher's record of that rank's exit
+  kPidMap,         // its pid is that rank's (NCCL "comm .. rank R nranks N")
+  kLocalRank,      // one host: the local rank ([default3]:, --log-dir) is the rank
+  kWorldOfOne,     // the job has one rank
+};
+
 struct Group {
   uint32_t source = 0;
   uint32_t entry = kNoEntry;  // index in the pack; kNoEntry when the id is not in it
@@ -49,6 +61,7 @@ struct Group {
   // Weaker clues to the rank, resolved at diagnosis (see effective ranks).
   int64_t pid = -1, local_rank = -1, device = -1;
   int64_t culprit_rank = -1;  // a rank the message itself blames (capture `culprit_rank`)
+  RankFrom rank_from = RankFrom::kNone;  // of `rank`
 };
 
 // Which global rank a process is: NCCL prints "comm 0x.. rank R nranks N"
@@ -65,6 +78,19 @@ struct LaunchHint {
   uint64_t line = 0;  // of the block header; 0 = none
   int64_t rank = -1, local_rank = -1, exitcode = 0, signal = 0;
   bool has_exitcode = false;
+  Str host;
+};
+
+// A worker's exit as the launcher reports it: a record of torchrun's failure
+// table ("rank : 3 (local_rank: 1)", "exitcode : -9 (pid: ..)", "Signal 9
+// (SIGKILL) received by PID"), the agent's "failed (exitcode: -9)
+// local_rank: 1" line, or mpirun's "process rank 3 ... exited on signal 9".
+struct WorkerExit {
+  uint32_t source = 0;
+  uint64_t line = 0;
+  int64_t rank = -1, local_rank = -1, exitcode = 0, signal = 0, pid = -1;
+  bool has_exitcode = false;
+  bool first_observed = false;  // in torchrun's "Root Cause (first observed failure)" block
   Str host;
 };
 
@@ -86,6 +112,7 @@ struct Candidate {
   int64_t rank = -1;
   Str host, time, text, exception;
   bool explained = false;  // the same line matched a known entry
+  RankFrom rank_from = RankFrom::kNone;
 };
 
 class Evidence {
@@ -130,6 +157,7 @@ class Evidence {
   Vec<Progress> progress;     // one per (source, rank, host)
   Vec<Candidate> candidates;  // at most kMaxCandidatesPerSource per source
   Vec<RankOfPid> pid_ranks;   // at most kMaxPidRanks
+  Vec<WorkerExit> exits;      // at most kMaxWorkerExits
 
  private:
   // Live scanning state of the current source (not part of a partial).
@@ -140,12 +168,21 @@ class Evidence {
     uint64_t hint_line = 0;       // open root-cause block, 0 = none
     bool hint_done = false;
     size_t last_progress = 0;  // index of the progress record used last
+    // The launcher's failure table: the record being read. Its lines (exit
+    // code, signal, the error file's traceback) are that rank's evidence.
+    uint64_t record_line = 0;  // of its "rank :" line, 0 = none open
+    size_t record = 0;         // index in exits
+    Str pending_host;          // "host :" comes before "rank :"
+    uint64_t pending_host_line = 0;
+    bool in_root_block = false;
   };
 
   uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len, bool create);
   void rehash();
-  void note_candidate(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
+  void note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host, size_t host_len);
   void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
+  void note_exit(uint32_t source, const fl_event *ev, const fb::Pattern *pat, const char *host, size_t host_len);
+  bool in_exit_record(const fl_event *ev) const;
   void note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
   bool note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host);
   Str copy_from(const Evidence &o, Str s);
@@ -159,9 +196,6 @@ class Evidence {
   uint64_t dropped_events_ = 0;
   int64_t world_size_ = -1;
 };
-
-// Rank and host of an event: the line's frame, else the source's hints.
-int64_t event_rank(const SourceRec &src, const fl_event *ev);
 
 // Reads rank hints from a log's file name: "rank3", "rank-3", "rank_3",
 // torchrun's --log-dir layout ".../attempt_N/<local_rank>/stdout.log".

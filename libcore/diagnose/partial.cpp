@@ -1,10 +1,10 @@
 // Serialized evidence ("partial report"): what one node or one log file
 // contributes to a job's diagnosis, merged later by fl_diagnoser_merge_partial.
 //
-// Format 1, little-endian:
-//   "FLPARTL1"  u32 format (1)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
+// Format 2, little-endian (format 1 lacked rank provenance and worker exits):
+//   "FLPARTL1"  u32 format (2)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
 //   payload: u64 dropped events, i64 world size, the string pool, then sources, groups, hints,
-//   progress and candidates, each as u32 count + fixed-size records whose
+//   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
 //   strings are (offset, length) into the pool. Every string and index is
 //   checked on reading; a partial is untrusted input.
 #include <cstring>
@@ -17,7 +17,7 @@ namespace faultline {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'P', 'A', 'R', 'T', 'L', '1'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 constexpr size_t kHeader = 32;
 
 struct Writer {
@@ -71,6 +71,9 @@ struct Reader {
   }
 };
 
+// An unknown provenance byte reads as none: it only explains, never decides.
+RankFrom rank_from(uint8_t v) { return v <= static_cast<uint8_t>(RankFrom::kWorldOfOne) ? static_cast<RankFrom>(v) : RankFrom::kNone; }
+
 }  // namespace
 
 bool Evidence::serialize(Text *out) const {
@@ -87,7 +90,7 @@ bool Evidence::serialize(Text *out) const {
     w.u32(g.source), w.str(g.entry_id), w.i64(g.rank), w.str(g.host), w.u64(g.count), w.u64(g.first_line);
     w.u64(g.last_line), w.str(g.first_time), w.str(g.first_text), w.str(g.first_pattern), w.str(g.fields);
     w.u32(g.pattern_mask), w.u32(g.truncated), w.i64(g.pid), w.i64(g.local_rank), w.i64(g.device);
-    w.i64(g.culprit_rank);
+    w.i64(g.culprit_rank), w.u8(static_cast<uint8_t>(g.rank_from));
   }
   w.u32(static_cast<uint32_t>(hints.size()));
   for (const LaunchHint &h : hints)
@@ -100,9 +103,13 @@ bool Evidence::serialize(Text *out) const {
   w.u32(static_cast<uint32_t>(candidates.size()));
   for (const Candidate &c : candidates)
     w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text), w.str(c.exception),
-        w.u8(c.explained);
+        w.u8(c.explained), w.u8(static_cast<uint8_t>(c.rank_from));
   w.u32(static_cast<uint32_t>(pid_ranks.size()));
   for (const RankOfPid &r : pid_ranks) w.str(r.host), w.i64(r.pid), w.i64(r.rank), w.i64(r.nranks);
+  w.u32(static_cast<uint32_t>(exits.size()));
+  for (const WorkerExit &x : exits)
+    w.u32(x.source), w.u64(x.line), w.i64(x.rank), w.i64(x.local_rank), w.i64(x.exitcode), w.i64(x.signal), w.i64(x.pid),
+        w.u8(x.has_exitcode), w.u8(x.first_observed), w.str(x.host);
   if (payload.failed()) return false;
 
   Writer h{out};
@@ -164,13 +171,14 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     good = ok(s.name) && sources.push(s);
   }
   uint32_t ns = static_cast<uint32_t>(sources.size());
-  n = good ? r.count(124) : 0;  // bytes per record, as written above
+  n = good ? r.count(125) : 0;  // bytes per record, as written above
   for (uint32_t i = 0; i < n && good; i++) {
     Group g;
     g.source = r.u32(), g.entry_id = r.str(), g.rank = r.i64(), g.host = r.str(), g.count = r.u64();
     g.first_line = r.u64(), g.last_line = r.u64(), g.first_time = r.str(), g.first_text = r.str();
     g.first_pattern = r.str(), g.fields = r.str(), g.pattern_mask = r.u32(), g.truncated = r.u32();
     g.pid = r.i64(), g.local_rank = r.i64(), g.device = r.i64(), g.culprit_rank = r.i64();
+    g.rank_from = rank_from(r.u8());
     good = g.source < ns && ok(g.entry_id) && ok(g.host) && ok(g.first_time) && ok(g.first_text) && ok(g.first_pattern) &&
            static_cast<uint64_t>(g.fields.off) + g.fields.len <= pool_len &&
            (g.fields.len == 0 || pool_.data()[g.fields.off + g.fields.len - 1] == '\0');
@@ -194,11 +202,11 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     p.last_completed = r.i64(), p.line = r.u64();
     good = p.source < ns && ok(p.host) && progress.push(p);
   }
-  n = good ? r.count(53) : 0;
+  n = good ? r.count(54) : 0;
   for (uint32_t i = 0; i < n && good; i++) {
     Candidate c;
     c.source = r.u32(), c.line = r.u64(), c.rank = r.i64(), c.host = r.str(), c.time = r.str(), c.text = r.str();
-    c.exception = r.str(), c.explained = r.u8() != 0;
+    c.exception = r.str(), c.explained = r.u8() != 0, c.rank_from = rank_from(r.u8());
     good = c.source < ns && ok(c.host) && ok(c.time) && ok(c.text) && ok(c.exception) && candidates.push(c);
   }
   n = good ? r.count(32) : 0;
@@ -206,6 +214,13 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     RankOfPid x;
     x.host = r.str(), x.pid = r.i64(), x.rank = r.i64(), x.nranks = r.i64();
     good = ok(x.host) && pid_ranks.push(x);
+  }
+  n = good ? r.count(62) : 0;
+  for (uint32_t i = 0; i < n && good; i++) {
+    WorkerExit x;
+    x.source = r.u32(), x.line = r.u64(), x.rank = r.i64(), x.local_rank = r.i64(), x.exitcode = r.i64();
+    x.signal = r.i64(), x.pid = r.i64(), x.has_exitcode = r.u8() != 0, x.first_observed = r.u8() != 0, x.host = r.str();
+    good = x.source < ns && ok(x.host) && exits.size() < kMaxWorkerExits && exits.push(x);
   }
   if (!good || r.bad || r.i != r.n) {
     err->set("partial is malformed (a record or string is out of range)");

@@ -1,4 +1,4 @@
-// Rendering a diagnosis: the JSON report (schema faultline.report/1,
+// Rendering a diagnosis: the JSON report (schema faultline.report/2,
 // documented in libcore/report/REPORT.md), the human text report and the
 // one-line summary; and what the renderers share (report_common.cpp): the
 // names of the pack's enums, the advice for a launcher, captured fields, the

@@ -1,4 +1,4 @@
-// The JSON report, schema faultline.report/1 (libcore/report/REPORT.md). Fields are
+// The JSON report, schema faultline.report/2 (libcore/report/REPORT.md). Fields are
 // only ever added; a change of meaning bumps the schema.
 #include <cstring>
 
@@ -119,6 +119,20 @@ void finding_list(JsonWriter &w, const ReportInput &in, const char *key, const V
   w.end_array();
 }
 
+// Which evidence decided the root's rank, and how sure that is (null: no rank).
+void rank_evidence(JsonWriter &w, const Diagnosis &d) {
+  w.key("rank_evidence");
+  if (d.root_rank < 0 || !d.rank_source || !*d.rank_source) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.kv("source", d.rank_source);
+  w.kv("detail", d.rank_detail);
+  w.kv("certainty", d.rank_certainty);
+  w.end_object();
+}
+
 void root_object(JsonWriter &w, const ReportInput &in) {
   const Diagnosis &d = in.d;
   const Evidence &ev = in.ev;
@@ -133,6 +147,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     const Group &g = ev.groups[d.root_group];
     entry_basics(w, in.pack.entry(g.entry));
     rank_or_null(w, "rank", d.root_rank);
+    rank_evidence(w, d);
     ranks_array(w, d.root_ranks.data(), d.root_ranks.size());
     str_or_null(w, "host", ev, d.root_host);
     where(w, ev, site);
@@ -148,6 +163,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     w.kv("severity", "high");
     w.kv("role", "cause");
     rank_or_null(w, "rank", d.root_rank);
+    rank_evidence(w, d);
     w.key("ranks");
     w.begin_array();
     if (d.root_rank >= 0) w.number(d.root_rank);
@@ -236,7 +252,7 @@ void render_json(const ReportInput &in, Text *out) {
   const Evidence &ev = in.ev;
   JsonWriter w(out);
   w.begin_object();
-  w.kv("schema", "faultline.report/1");
+  w.kv("schema", "faultline.report/2");
   w.kv("verdict", verdict_name(d.verdict));
   Text summary(in.d.alloc);
   render_summary(in, &summary);

@@ -116,7 +116,7 @@ TEST_CASE("diagnoser: no input is no failure; a real OOM log is a failure with i
   CHECK(empty.find("\"root\": null") != std::string::npos);
 
   std::string json = diagnose(p.pack, {{"A052.log", slurp(log_path("A052.log"))}}, FL_REPORT_JSON);
-  CHECK(json.find("\"schema\": \"faultline.report/1\"") != std::string::npos);
+  CHECK(json.find("\"schema\": \"faultline.report/2\"") != std::string::npos);
   CHECK(json.find("\"verdict\": \"failure\"") != std::string::npos);
   CHECK(json.find("\"type\": \"cuda_oom\"") != std::string::npos);
   std::string summary = diagnose(p.pack, {{"A052.log", slurp(log_path("A052.log"))}}, FL_REPORT_SUMMARY);

@@ -1,4 +1,4 @@
-"""The diagnosis report (schema faultline.report/1, libcore/report/REPORT.md) as dataclasses."""
+"""The diagnosis report (schema faultline.report/2, libcore/report/REPORT.md) as dataclasses."""
 from __future__ import annotations
 
 import copy
