@@ -34,7 +34,10 @@ int64_t rank_of_pid(const Evidence &ev, Str host, int64_t pid) {
 void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *group_rank_from) {
   // One host (or none named) in the whole job: the local rank is the rank.
   // NCCL's "[N]" is the CUDA device, not a rank: with one GPU per process
-  // every process prints [0], so it never stands for one.
+  // every process prints [0], and one host's lines say nothing of the others.
+  // It stands for the local rank (weakly) only when the job is seen on one
+  // host, no two processes print the same device (each sees all GPUs and
+  // takes its own), and no stated size says there is more than that host.
   bool single_host = true;
   Str first{};
   for (const Group &g : ev.groups) {
@@ -47,11 +50,26 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *gr
   // The job has one rank (NCCL's communicators or a stated world size): everything is rank 0.
   int64_t world = ev.world_size();
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
+  constexpr int64_t kDevices = 64;  // GPUs of one host, with room to spare
+  int64_t pid_of_device[kDevices];
+  for (int64_t &p : pid_of_device) p = -1;
+  int64_t max_device = -1;
+  bool shared_device = false;
+  for (const Group &g : ev.groups) {
+    if (g.pid < 0 || g.device < 0) continue;
+    max_device = g.device > max_device ? g.device : max_device;
+    if (g.device >= kDevices) continue;
+    int64_t &p = pid_of_device[g.device];
+    if (p >= 0 && p != g.pid) shared_device = true;
+    p = g.pid;
+  }
+  const bool devices_are_ranks = single_host && !shared_device && (world < 0 || world <= max_device + 1);
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;
     RankFrom from = r >= 0 ? g.rank_from : RankFrom::kNone;
     if (r < 0 && g.pid >= 0 && (r = rank_of_pid(ev, g.host, g.pid)) >= 0) from = RankFrom::kPidMap;
     if (r < 0 && single_host && g.local_rank >= 0) r = g.local_rank, from = RankFrom::kLocalRank;
+    if (r < 0 && devices_are_ranks && g.device >= 0) r = g.device, from = RankFrom::kDevice;
     if (r < 0 && world == 1) r = 0, from = RankFrom::kWorldOfOne;
     group_rank->push(r);
     group_rank_from->push(from);
@@ -209,6 +227,9 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
     case RankFrom::kLocalRank:
       return decide(d, rank, Str{}, "printed-root-error", "one host: the local rank of the printing process is its rank",
                     "medium");
+    case RankFrom::kDevice:
+      return decide(d, rank, Str{}, "printed-root-error",
+                    "one host, each process on its own GPU: the GPU index NCCL prints is taken for its local rank", "low");
     case RankFrom::kWorldOfOne:
       return decide(d, rank, Str{}, "single-rank-job", "the job has one rank", "high");
     case RankFrom::kNone:

@@ -44,6 +44,7 @@ enum class RankFrom : uint8_t {
   kPidMap,         // its pid is that rank's (NCCL "comm .. rank R nranks N")
   kLocalRank,      // one host: the local rank ([default3]:, --log-dir) is the rank
   kWorldOfOne,     // the job has one rank
+  kDevice,         // one host, one process per GPU: NCCL's "[N]" device index is the local rank
 };
 
 struct Group {
