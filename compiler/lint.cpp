@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <set>
 
 #include "common/decimal.h"
@@ -61,6 +63,76 @@ void lint_example(const Signature &s, bool generic, const MatchTest &t, const Li
   }
 }
 
+// --- Rank statements a pattern matches without capturing --------------------
+//
+// The diagnosis can use a rank a message states ("[Rank 3]", "for rank 3",
+// "rank=3", "localRank 1") only if the pattern captures it, under a name that
+// says whose rank it is. A rank statement is the word "rank" in any case,
+// starting a word (after a byte that is not a letter or digit, so also
+// "local_rank", or camelCase "localRank"), then optional blanks, an optional
+// '=' or ':' and blanks, and a decimal number not followed by a letter or digit
+// ("rank3", "Rank 3", "rank: 3"; not "ranks 3", "rank -1", "rank [3]"). Only
+// the part of an example the pattern matched counts, and a statement is
+// covered when one of these captures spans its number.
+constexpr const char *kPeerRank = "peer_rank";  // another rank the message names, not blamed (a report field)
+constexpr const char *kRankCaptures[] = {capture::kRank,     capture::kLocalRank,  capture::kCulpritRank,
+                                         capture::kCommRank, capture::kFailedRank, capture::kFailedLocalRank,
+                                         kPeerRank};
+
+bool is_alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+struct RankStatement {
+  Span text, digits;  // "local_rank: 3" and its "3"
+};
+
+std::vector<RankStatement> rank_statements(const std::string &line, Span span) {
+  std::vector<RankStatement> found;
+  for (size_t i = span.begin; i + 4 < span.end; i++) {
+    if ((line[i] | 0x20) != 'r' || (line[i + 1] | 0x20) != 'a' || (line[i + 2] | 0x20) != 'n' || (line[i + 3] | 0x20) != 'k')
+      continue;
+    const bool camel = i > 0 && line[i] == 'R' && line[i - 1] >= 'a' && line[i - 1] <= 'z';
+    if (i > 0 && is_alnum(line[i - 1]) && !camel) continue;
+    size_t j = i + 4;
+    while (j < span.end && line[j] == ' ') j++;
+    if (j < span.end && (line[j] == '=' || line[j] == ':'))
+      for (j++; j < span.end && line[j] == ' ';) j++;
+    const size_t number = j;
+    while (j < span.end && line[j] >= '0' && line[j] <= '9') j++;
+    if (j == number || (j < line.size() && is_alnum(line[j]))) continue;
+    size_t word = i;  // quoted from the start of its identifier: "local_rank: 3"
+    while (word > span.begin && (is_alnum(line[word - 1]) || line[word - 1] == '_')) word--;
+    found.push_back(RankStatement{Span{word, j}, Span{number, j}});
+  }
+  return found;
+}
+
+// Warns for every rank statement in the part of a must-match example that a
+// pattern of this entry matched, unless a rank capture of that match spans it.
+void lint_rank_statements(const Signature &s, const MatchTest &t, const LineMatches &m, const PackView &pack, uint32_t entry,
+                          const Warn &warn) {
+  static const std::map<std::string, Span> kNone;
+  for (const auto &[pattern, span] : m.matched) {
+    if (pack.pattern(pattern)->entry() != entry) continue;
+    auto it = m.capture_spans.find(pattern);
+    const auto &caps = it == m.capture_spans.end() ? kNone : it->second;
+    for (const RankStatement &r : rank_statements(t.line, span)) {
+      auto spans = [&](const char *name) {
+        auto c = caps.find(name);
+        return c != caps.end() && c->second.begin <= r.digits.begin && c->second.end >= r.digits.end;
+      };
+      if (std::any_of(std::begin(kRankCaptures), std::end(kRankCaptures), spans)) continue;
+      const std::string example = t.line.size() > 100 ? t.line.substr(0, 100) + "..." : t.line;
+      warn(t.pos, "pattern '" + s.patterns[pattern - pack.entry(entry)->first_pattern()].name + "' matches '" +
+                      t.line.substr(r.text.begin, r.text.end - r.text.begin) +
+                      "' but captures no rank there: name the number by whose rank it is (rank: the printer's global rank; "
+                      "local_rank; comm_rank: its rank in an NCCL communicator or a non-default process group; culprit_rank: "
+                      "a rank blamed for a hang or desync; failed_rank: a worker a launcher reports dead; peer_rank: another "
+                      "rank named without blame) in example \"" +
+                      example + "\"");
+    }
+  }
+}
+
 }  // namespace
 
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
@@ -111,6 +183,7 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
     for (const auto &t : s.must_match) {
       LineMatches m = match_line(pack, t.line);
       lint_example(s, generic, t, m, pack, ei, warn_here);
+      lint_rank_statements(s, t, m, pack, ei, warn_here);
       // Generic entries (tag `generic`: any uncaught exception, NCCL init
       // lines) overlap specific ones by design.
       std::set<std::string> others;

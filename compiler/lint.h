@@ -1,6 +1,7 @@
 // `flc lint`: what compiles but should not ship: too few examples, patterns
 // no example exercises, weak prefilter pieces, entries whose examples also
-// fire other entries (overlap), insecure references.
+// fire other entries (overlap), insecure references, captures the diagnosis
+// would misread, and ranks a matched example states but no rank capture holds.
 #pragma once
 
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "match/line_matcher.h"
 #include "match/line_scanner.h"
@@ -15,14 +16,39 @@ struct Collect {
   LineMatches *out;
 };
 
+// Runs one pattern's confirmation program over `line` alone; false if it
+// does not match. `slots` gets the program's slot_count offsets.
+// Runs a pattern's program on the line from offset `at` (as its start);
+// the slots come back as offsets in the whole line.
+bool run_program(const PackView &pack, uint32_t pattern, const std::string &line, std::vector<int32_t> *slots, size_t at = 0) {
+  ProgramView prog = pack.program(pattern);
+  std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
+  slots->assign(prog.slot_count, -1);
+  void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
+  if (!pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots->data())) return false;
+  for (int32_t &v : *slots)
+    if (v >= 0) v += static_cast<int32_t>(at);
+  return true;
+}
+
 void on_match(void *ctx, uint32_t pattern, const int32_t *slots) {
   auto *c = static_cast<Collect *>(ctx);
   auto &fields = c->out->patterns[pattern];
-  if (!slots) return;
+  // Exact patterns without captures come without slots (the DFA decided
+  // alone): their program says where the match lies.
+  std::vector<int32_t> own;
+  if (!slots) {
+    if (!run_program(*c->pack, pattern, *c->line, &own)) return;
+    slots = own.data();
+  }
+  if (slots[0] >= 0 && slots[1] >= slots[0])
+    c->out->matched[pattern] = Span{static_cast<size_t>(slots[0]), static_cast<size_t>(slots[1])};
   const auto *names = c->pack->pattern(pattern)->capture_names();
   for (uint32_t g = 0; names && g < names->size(); g++) {
     int32_t a = slots[2 * (g + 1)], b = slots[2 * (g + 1) + 1];
-    if (a >= 0 && b >= a) fields[names->Get(g)->str()] = c->line->substr(static_cast<size_t>(a), static_cast<size_t>(b - a));
+    if (a < 0 || b < a) continue;
+    fields[names->Get(g)->str()] = c->line->substr(static_cast<size_t>(a), static_cast<size_t>(b - a));
+    c->out->capture_spans[pattern][names->Get(g)->str()] = Span{static_cast<size_t>(a), static_cast<size_t>(b)};
   }
 }
 
@@ -204,15 +230,11 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
       // The prefilter must never lose a match: the programs alone decide
       // the same. A disagreement is a compiler bug, not a signature bug.
       bool vm_hit = false;
+      std::vector<int32_t> slots;
       for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++) {
-        ProgramView prog = pack.program(p);
-        std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
-        std::vector<int32_t> slots(prog.slot_count);
-        void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
         // Anchored patterns read the message behind the line's prefixes.
-        const size_t at = program_anchored(prog) ? matcher.message_start() : 0;
-        vm_hit = vm_hit ||
-                 pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots.data());
+        const size_t at = program_anchored(pack.program(p)) ? matcher.message_start() : 0;
+        vm_hit = vm_hit || run_program(pack, p, line, &slots, at);
       }
       if (vm_hit != hit)
         throw std::logic_error("flc bug: the DFA prefilter and the confirmation program disagree on a line of " + s.id);

@@ -13,9 +13,17 @@
 
 namespace faultline {
 
-// What matched one line: pattern index -> captured fields (name -> text).
+// A byte range of a line: [begin, end).
+struct Span {
+  size_t begin = 0, end = 0;
+};
+
+// What matched one line: pattern index -> captured fields (name -> text),
+// and where in the line each match and each of its set captures lies.
 struct LineMatches {
   std::map<uint32_t, std::map<std::string, std::string>> patterns;
+  std::map<uint32_t, Span> matched;
+  std::map<uint32_t, std::map<std::string, Span>> capture_spans;
 };
 
 // Runs the pack's matcher over one line (framing patterns included when

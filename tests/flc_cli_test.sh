@@ -66,6 +66,76 @@ grep -q "pattern name 'traceback_header' means something to the diagnosis only i
   fail "lint did not flag a generic-only pattern name: $(cat "$work/vocab.out")"
 if "$flc" lint --strict "$work/vocab" >/dev/null 2>&1; then fail "flc lint --strict passed with vocabulary warnings"; fi
 
+# Lint warns when the part of an example a pattern matched states a rank
+# ("rank 3", "localRank 5") that no rank capture (rank, local_rank, comm_rank,
+# culprit_rank, failed_rank, failed_local_rank, peer_rank) spans; a rank
+# outside the match ("[rank5]:" in front) is the framing's business. A
+# one-entry library, with the pattern given as $1.
+rank_entry() {
+  cat <<YAML
+id: widget-sync-failed
+title: "Widget sync failed on a rank (flc lint test entry)"
+category: code
+type: other
+tags: [test]
+severity: high
+affects: [nothing real]
+summary: "A made-up failure whose message states the rank that printed it."
+mechanism: "None; the entry exists to test flc lint."
+symptoms:
+  - observe: "Widget sync failed on rank 3"
+    why: "The test message"
+confirm:
+  - "Only in tests"
+root_cause: "None."
+fix:
+  steps:
+    - "Nothing"
+  commands:
+    - run: "true"
+      explain: "Nothing to do"
+verify:
+  - run: "true"
+    expect: "exit 0"
+prevention:
+  - "Nothing"
+fingerprint: "Widget sync failed"
+references:
+  - title: "faultline signatures README"
+    url: "https://example.com/faultline"
+related: []
+action: stop
+role: cause
+causes: []
+patterns:
+  - name: widget_sync
+    regex: '$1'
+    source: "made up for tests/flc_cli_test.sh"
+tests:
+  match:
+    - "Widget sync failed on rank 3"
+    - "[rank5]: Widget sync failed on localRank 5"
+  no_match:
+    - "Widget sync succeeded on rank 3"
+    - "Widget sync failed"
+YAML
+}
+mkdir -p "$work/rank/code"
+target="$work/rank/code/widget-sync-failed.yaml"
+rank_entry 'Widget sync failed on (?:rank|localRank) \d+' >"$target"
+"$flc" test "$work/rank" >"$work/rank.out" 2>&1 || { cat "$work/rank.out"; fail "flc test on the rank lint entry"; }
+"$flc" lint "$work/rank" >"$work/rank.out" 2>&1 || true
+for said in "rank 3" "localRank 5"; do
+  grep -q "widget-sync-failed.yaml:[0-9]*:[0-9]*: warning: \[widget-sync-failed\] pattern 'widget_sync' matches '$said' but captures no rank there" "$work/rank.out" ||
+    fail "lint did not flag the uncaptured '$said': $(cat "$work/rank.out")"
+done
+[ "$(grep -c "pattern 'widget_sync' matches" "$work/rank.out")" = 2 ] ||
+  fail "lint flagged a rank outside the matched text: $(cat "$work/rank.out")"
+if "$flc" lint --strict "$work/rank" >/dev/null 2>&1; then fail "flc lint --strict passed with an uncaptured rank"; fi
+rank_entry 'Widget sync failed on (?:rank (?<rank>\d+)|localRank (?<local_rank>\d+))' >"$target"
+"$flc" test "$work/rank" >"$work/rank.out" 2>&1 || { cat "$work/rank.out"; fail "flc test on the captured rank lint entry"; }
+"$flc" lint --strict "$work/rank" >"$work/rank.out" 2>&1 || fail "lint still warns once the ranks are captured: $(cat "$work/rank.out")"
+
 # A corrupted pack is refused with a reason and exit status 2.
 cp "$work/a.flpack" "$work/bad.flpack"
 printf 'X' | dd of="$work/bad.flpack" bs=1 seek=1000 conv=notrunc status=none

@@ -30,8 +30,7 @@ inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
 inline constexpr const char *kExitcode = "exitcode";
 inline constexpr const char *kPid = "pid";  // in a failure record: the worker's pid
-inline constexpr const char *kAgentExitcode = "agent_exitcode";      // torchrun's agent: "failed (exitcode: -9) local_rank: 0"
-inline constexpr const char *kAgentLocalRank = "agent_local_rank";
+inline constexpr const char *kAgentExitcode = "agent_exitcode";  // torchrun's agent: "failed (exitcode: -9) local_rank: 0"
 inline constexpr const char *kSignal = "signal";
 inline constexpr const char *kTimeoutSeq = "timeout_seq";      // NCCL watchdog: the collective timed out on
 inline constexpr const char *kLastEnqueued = "last_enqueued";  // NCCL progress of a rank
@@ -70,7 +69,6 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kFailedHost, false, ReadIn::kAnyEntry},
     {capture::kExitcode, true, ReadIn::kLauncherBlock},
     {capture::kAgentExitcode, true, ReadIn::kLauncherBlock},
-    {capture::kAgentLocalRank, true, ReadIn::kLauncherBlock},
     {capture::kSignal, true, ReadIn::kAnyEntry},
 };
 

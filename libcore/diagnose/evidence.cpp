@@ -245,7 +245,7 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
     x.exitcode = v;
     x.has_exitcode = true;
     x.signal = v < 0 ? -v : 0;
-    if (captured_number(ev, capture::kAgentLocalRank, &v)) x.local_rank = v;
+    if (captured_number(ev, capture::kLocalRank, &v)) x.local_rank = v;
     x.host = intern(host, host_len);
     add(x);
     return;
