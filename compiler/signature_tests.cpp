@@ -25,7 +25,8 @@ bool run_program(const PackView &pack, uint32_t pattern, const std::string &line
   std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
   slots->assign(prog.slot_count, -1);
   void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
-  if (!pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots->data())) return false;
+  if (!pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()) + at, line.size() - at, aligned, slots->data()))
+    return false;
   for (int32_t &v : *slots)
     if (v >= 0) v += static_cast<int32_t>(at);
   return true;

@@ -161,7 +161,8 @@ namespace {
 int64_t error_file_rank(const Evidence &ev, const Candidate &root, Str *host) {
   if (root.exception.len == 0) return -1;
   for (const Candidate &c : ev.candidates)
-    if (c.rank_from == RankFrom::kLauncherTable && c.rank >= 0 && ev.str_eq(c.exception, ev.str(root.exception), root.exception.len)) {
+    if (c.rank_from == RankFrom::kLauncherTable && c.rank >= 0 &&
+        ev.str_eq(c.exception, ev.str(root.exception), root.exception.len)) {
       *host = c.host;
       return c.rank;
     }

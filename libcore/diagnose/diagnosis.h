@@ -57,10 +57,10 @@ struct Diagnosis {
   Vec<int64_t> group_rank;
   Vec<RankFrom> group_rank_from;
   // How the root's rank was decided (report schema: root.rank_evidence).
-  const char *rank_source = "";  // "", "printed-root-error", "launcher-signal-exit", ...
-  const char *rank_detail = "";  // one line a person reads
+  const char *rank_source = "";     // "", "printed-root-error", "launcher-signal-exit", ...
+  const char *rank_detail = "";     // one line a person reads
   const char *rank_certainty = "";  // "high", "medium", "low"
-  int64_t lagging_rank = -1;  // from NCCL progress
+  int64_t lagging_rank = -1;        // from NCCL progress
   int64_t lagging_seq = -1;
   uint64_t fingerprint = 0;
   Text fingerprint_template;     // what the fingerprint hashes

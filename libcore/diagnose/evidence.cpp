@@ -549,8 +549,9 @@ void Evidence::canonicalize() {
     if (int c = cmp_str(a.host, b.host)) return c < 0;
     return a.pid < b.pid;
   });
-  std::sort(exits.begin(), exits.end(),
-            [](const WorkerExit &a, const WorkerExit &b) { return a.source != b.source ? a.source < b.source : a.line < b.line; });
+  std::sort(exits.begin(), exits.end(), [](const WorkerExit &a, const WorkerExit &b) {
+    return a.source != b.source ? a.source < b.source : a.line < b.line;
+  });
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate &a, const Candidate &b) { return a.source != b.source ? a.source < b.source : a.line < b.line; });
   // The same per-source candidate budget as while scanning: first half and latest half.

@@ -61,7 +61,7 @@ struct Group {
   uint32_t truncated = 0;     // the first line was cut at kMaxTextBytes
   // Weaker clues to the rank, resolved at diagnosis (see effective ranks).
   int64_t pid = -1, local_rank = -1, device = -1;
-  int64_t culprit_rank = -1;  // a rank the message itself blames (capture `culprit_rank`)
+  int64_t culprit_rank = -1;             // a rank the message itself blames (capture `culprit_rank`)
   RankFrom rank_from = RankFrom::kNone;  // of `rank`
 };
 

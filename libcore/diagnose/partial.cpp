@@ -72,7 +72,9 @@ struct Reader {
 };
 
 // An unknown provenance byte reads as none: it only explains, never decides.
-RankFrom rank_from(uint8_t v) { return v <= static_cast<uint8_t>(RankFrom::kDevice) ? static_cast<RankFrom>(v) : RankFrom::kNone; }
+RankFrom rank_from(uint8_t v) {
+  return v <= static_cast<uint8_t>(RankFrom::kDevice) ? static_cast<RankFrom>(v) : RankFrom::kNone;
+}
 
 }  // namespace
 

@@ -36,6 +36,8 @@ class Root:
     count: Optional[int] = None
     exception: Optional[str] = None
     template: Optional[str] = None
+    # Which evidence decided `rank` (schema 2): {"source", "detail", "certainty"}, or None.
+    rank_evidence: Optional[Dict[str, str]] = None
 
 
 @dataclass
