@@ -179,21 +179,24 @@ int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack) 
   for (const WorkerExit &x : ev.exits) max_seen = x.rank > max_seen ? x.rank : max_seen;
   if (world < 0) world = max_seen + 1;
   if (world < 2 || world > static_cast<int64_t>(kMaxSweptRanks)) return -1;
-  auto reported = [&](int64_t r) {
-    for (const WorkerExit &x : ev.exits)
-      if (x.rank == r && (x.has_exitcode || x.signal)) return true;
-    for (const Progress &p : ev.progress)
-      if (p.rank == r && p.timeout_seq >= 0) return true;
-    for (size_t i = 0; i < ev.groups.size(); i++) {
-      const Group &g = ev.groups[i];
-      if (d.group_rank[i] != r || g.entry >= pack.entry_count()) continue;
-      if (pack.entry(g.entry)->role() == fb::Role::Collateral) return true;
-    }
-    return false;
+  // One pass over the evidence marks the ranks that reported.
+  Vec<uint8_t> reported(d.alloc);
+  for (int64_t r = 0; r < world; r++) reported.push(0);
+  if (reported.failed()) return -1;
+  auto mark = [&](int64_t r) {
+    if (r >= 0 && r < world) reported[static_cast<size_t>(r)] = 1;
   };
+  for (const WorkerExit &x : ev.exits)
+    if (x.has_exitcode || x.signal) mark(x.rank);
+  for (const Progress &p : ev.progress)
+    if (p.timeout_seq >= 0) mark(p.rank);
+  for (size_t i = 0; i < ev.groups.size(); i++) {
+    const Group &g = ev.groups[i];
+    if (g.entry < pack.entry_count() && pack.entry(g.entry)->role() == fb::Role::Collateral) mark(d.group_rank[i]);
+  }
   int64_t missing = -1, seen = 0;
   for (int64_t r = 0; r < world; r++) {
-    if (reported(r))
+    if (reported[static_cast<size_t>(r)])
       seen++;
     else if (missing < 0)
       missing = r;

@@ -212,14 +212,19 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
   }
   if (const fl_capture *h = capture_text(ev, capture::kFailedHost)) {
     // The next record begins: "host :" stands before its "rank :".
-    live_.pending_host = intern(h->value, clip(h->value, h->value_len, kMaxFieldBytes));
+    // Kept aside, not interned: only a record that is kept copies it (a log
+    // of endless "host :" lines must not grow the pool).
+    live_.pending_host_len = clip(h->value, h->value_len, sizeof live_.pending_host);
+    std::memcpy(live_.pending_host, h->value, live_.pending_host_len);
     live_.pending_host_line = ev->line_number;
     live_.record_line = 0;
     return;
   }
-  auto add = [&](WorkerExit x) {
-    if (exits.size() >= kMaxWorkerExits || !exits.push(x)) return false;
-    return true;
+  // A record is kept, and its host interned, only while there is room.
+  auto add = [&](WorkerExit x, const char *h, size_t n) {
+    if (exits.size() >= kMaxWorkerExits) return false;
+    x.host = intern(h, n);
+    return exits.push(x);
   };
   if (captured_number(ev, capture::kFailedRank, &v) && v >= 0) {
     WorkerExit x;
@@ -228,12 +233,9 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
     x.rank = v;
     if (captured_number(ev, capture::kFailedLocalRank, &v)) x.local_rank = v;
     if (captured_number(ev, capture::kSignal, &v)) x.signal = v;
-    if (live_.pending_host_line && ev->line_number - live_.pending_host_line <= 3)
-      x.host = live_.pending_host;
-    else
-      x.host = intern(host, host_len);
+    const bool host_line = live_.pending_host_line && ev->line_number - live_.pending_host_line <= 3;
     x.first_observed = live_.in_root_block;
-    if (!add(x)) return;
+    if (!(host_line ? add(x, live_.pending_host, live_.pending_host_len) : add(x, host, host_len))) return;
     live_.record = exits.size() - 1;
     live_.record_line = ev->line_number;
     return;
@@ -246,8 +248,7 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
     x.has_exitcode = true;
     x.signal = v < 0 ? -v : 0;
     if (captured_number(ev, capture::kLocalRank, &v)) x.local_rank = v;
-    x.host = intern(host, host_len);
-    add(x);
+    add(x, host, host_len);
     return;
   }
   if (!in_exit_record(ev)) return;

@@ -171,9 +171,10 @@ class Evidence {
     size_t last_progress = 0;  // index of the progress record used last
     // The launcher's failure table: the record being read. Its lines (exit
     // code, signal, the error file's traceback) are that rank's evidence.
-    uint64_t record_line = 0;  // of its "rank :" line, 0 = none open
-    size_t record = 0;         // index in exits
-    Str pending_host;          // "host :" comes before "rank :"
+    uint64_t record_line = 0;           // of its "rank :" line, 0 = none open
+    size_t record = 0;                  // index in exits
+    char pending_host[kMaxFieldBytes];  // "host :" comes before "rank :"
+    size_t pending_host_len = 0;
     uint64_t pending_host_line = 0;
     bool in_root_block = false;
   };
