@@ -154,16 +154,10 @@ std::map<std::string, std::string> frame_of(const PackView &pack, const std::str
 // The anchored prefix a framing's example line starts with ("" if none).
 std::string leading_prefix(const PackView &pack, const fb::Framing *fr, const std::string &line) {
   size_t end = 0;
-  for (uint32_t p = fr->first_pattern(); p < fr->first_pattern() + fr->pattern_count(); p++) {
-    ProgramView prog = pack.program(p);
-    if (!program_anchored(prog)) continue;
-    std::vector<uint8_t> scratch(pike_scratch_bytes(prog.insn_count, prog.slot_count) + 8);
-    std::vector<int32_t> slots(prog.slot_count);
-    void *aligned = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(scratch.data()) + 7) & ~uintptr_t{7});
-    if (pike_match(prog, reinterpret_cast<const uint8_t *>(line.data()), line.size(), aligned, slots.data()) &&
-        static_cast<size_t>(slots[1]) > end)
+  std::vector<int32_t> slots;
+  for (uint32_t p = fr->first_pattern(); p < fr->first_pattern() + fr->pattern_count(); p++)
+    if (program_anchored(pack.program(p)) && run_program(pack, p, line, &slots) && static_cast<size_t>(slots[1]) > end)
       end = static_cast<size_t>(slots[1]);
-  }
   return line.substr(0, end);
 }
 
