@@ -146,6 +146,8 @@ inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxWorkerExits = FL_MAX_WORKER_EXITS;
+// Device indices of one host whose printing processes the evidence tells apart (GPUs per node, with room).
+inline constexpr size_t kDeviceSlots = 64;
 inline constexpr uint64_t kExitRecordReach = FL_EXIT_RECORD_REACH;
 inline constexpr size_t kMaxProgress = FL_MAX_PROGRESS;
 inline constexpr uint32_t kMaxRanksListed = FL_MAX_RANKS_LISTED;

@@ -50,20 +50,10 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *gr
   // The job has one rank (NCCL's communicators or a stated world size): everything is rank 0.
   int64_t world = ev.world_size();
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
-  constexpr int64_t kDevices = 64;  // GPUs of one host, with room to spare
-  int64_t pid_of_device[kDevices];
-  for (int64_t &p : pid_of_device) p = -1;
   int64_t max_device = -1;
-  bool shared_device = false;
-  for (const Group &g : ev.groups) {
-    if (g.pid < 0 || g.device < 0) continue;
-    max_device = g.device > max_device ? g.device : max_device;
-    if (g.device >= kDevices) continue;
-    int64_t &p = pid_of_device[g.device];
-    if (p >= 0 && p != g.pid) shared_device = true;
-    p = g.pid;
-  }
-  const bool devices_are_ranks = single_host && !shared_device && (world < 0 || world <= max_device + 1);
+  for (const Group &g : ev.groups)
+    if (g.pid >= 0) max_device = g.device > max_device ? g.device : max_device;
+  const bool devices_are_ranks = single_host && !ev.device_shared() && (world < 0 || world <= max_device + 1);
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;
     RankFrom from = r >= 0 ? g.rank_from : RankFrom::kNone;

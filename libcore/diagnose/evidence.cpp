@@ -44,6 +44,14 @@ size_t clip(const char *p, size_t n, size_t max) {
 Evidence::Evidence(const Allocator &a)
     : sources(a), groups(a), hints(a), progress(a), candidates(a), pid_ranks(a), exits(a), alloc_(a), pool_(a), table_(a) {
   pool_.addc('\0');  // offset 0 is the empty string
+  for (int64_t &p : pid_of_device_) p = -1;
+}
+
+void Evidence::note_device(int64_t device, int64_t pid) {
+  if (device < 0 || pid < 0 || device >= static_cast<int64_t>(kDeviceSlots)) return;
+  int64_t &first = pid_of_device_[device];
+  if (first >= 0 && first != pid) device_shared_ = true;
+  if (first < 0) first = pid;
 }
 
 bool Evidence::failed() const {
@@ -335,6 +343,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   }
   note_hint(source, ev, pat);
   note_progress(source, ev, rank, host, host_len);
+  note_device(ev->device, ev->pid);
 
   // Groups name their entry by id (partials outlive pack indices). The id is
   // interned for the lookup and the copy dropped again when the group exists.
@@ -478,6 +487,8 @@ void Evidence::merge(const Evidence &o) {
     if (p.line < mine->line) mine->line = p.line;
   }
   if (o.world_size_ > world_size_) world_size_ = o.world_size_;
+  device_shared_ = device_shared_ || o.device_shared_;
+  for (size_t i = 0; i < kDeviceSlots; i++) note_device(static_cast<int64_t>(i), o.pid_of_device_[i]);
   for (const WorkerExit &x : o.exits) {
     WorkerExit n = x;
     n.source = map[x.source];

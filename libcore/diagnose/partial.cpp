@@ -3,7 +3,8 @@
 //
 // Format 2, little-endian (format 1 lacked rank provenance and worker exits):
 //   "FLPARTL1"  u32 format (2)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
-//   payload: u64 dropped events, i64 world size, the string pool, then sources, groups, hints,
+//   payload: u64 dropped events, i64 world size, u8 device shared and i64 x kDeviceSlots first pid
+//   per device index, the string pool, then sources, groups, hints,
 //   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
 //   strings are (offset, length) into the pool. Every string and index is
 //   checked on reading; a partial is untrusted input.
@@ -83,6 +84,8 @@ bool Evidence::serialize(Text *out) const {
   Writer w{&payload};
   w.u64(dropped_events_);
   w.i64(world_size_);
+  w.u8(device_shared_);
+  for (int64_t p : pid_of_device_) w.i64(p);
   w.u32(static_cast<uint32_t>(pool_.size()));
   payload.add(pool_.data(), pool_.size());
   w.u32(static_cast<uint32_t>(sources.size()));
@@ -149,6 +152,11 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
   Reader r{bytes + kHeader, static_cast<size_t>(size)};
   uint64_t dropped = r.u64();
   int64_t world = r.i64();
+  device_shared_ = r.u8() != 0;
+  for (int64_t &p : pid_of_device_) {
+    p = r.i64();
+    if (p < 0) p = -1;
+  }
   uint32_t pool_len = r.u32();
   if (!r.need(pool_len) || pool_len == 0 || r.p[r.i] != '\0' || r.p[r.i + pool_len - 1] != '\0') {
     err->set("partial string pool is malformed");
