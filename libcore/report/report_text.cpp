@@ -149,6 +149,8 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
     else
       out->addf("  exit       exit code %lld\n", static_cast<long long>(h.exitcode));
   }
+  // Which evidence named the rank: rank_detail and rank_certainty are static text.
+  if (d.root_rank >= 0 && d.rank_source && *d.rank_source) out->addf("  rank from  %s (%s)\n", d.rank_detail, d.rank_certainty);
   out->addf("  decided by %s; confidence %.2f\n", d.decided_by, d.confidence);
 }
 
