@@ -58,6 +58,12 @@
 #define FL_FATAL_TAIL_LINES 64
 #endif
 
+// Lines from one frame of a stack to the next: Python prints the source
+// line and, since 3.11, a line of carets under a frame; a larger gap ends it.
+#ifndef FL_STACK_LINE_GAP
+#define FL_STACK_LINE_GAP 6
+#endif
+
 // NCCL "comm ... rank R nranks N" records (which pid is which rank).
 // Log prefixes peeled off the front of one line ("time host | 3: [rank3]: ..."):
 // each framing pattern is taken once, so this only bounds the rounds.
@@ -143,6 +149,7 @@ inline constexpr size_t kMaxFields = FL_MAX_FIELDS;
 inline constexpr size_t kMaxCandidatesPerSource = FL_MAX_CANDIDATES_PER_SOURCE;
 inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
+inline constexpr uint64_t kStackLineGap = FL_STACK_LINE_GAP;
 inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxWorkerExits = FL_MAX_WORKER_EXITS;

@@ -39,6 +39,7 @@ inline constexpr const char *kCommRank = "comm_rank";  // NCCL "comm 0x.. rank R
 inline constexpr const char *kNranks = "nranks";
 inline constexpr const char *kException = "exception";  // "Type: message" of an uncaught exception
 inline constexpr const char *kMessage = "message";
+inline constexpr const char *kFrame = "frame";  // one frame of a stack, without the line's prefix
 }  // namespace capture
 
 // Where the diagnosis reads a name: in any entry's events, only in entries
@@ -64,6 +65,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kNranks, true, ReadIn::kGenericEntries},
     {capture::kException, false, ReadIn::kGenericEntries},
     {capture::kMessage, false, ReadIn::kGenericEntries},
+    {capture::kFrame, false, ReadIn::kGenericEntries},
     {capture::kFailedRank, true, ReadIn::kAnyEntry},
     {capture::kFailedLocalRank, true, ReadIn::kAnyEntry},
     {capture::kFailedHost, false, ReadIn::kAnyEntry},
@@ -79,6 +81,8 @@ inline constexpr const char *kRootCauseHeader = "root_cause_header";        // t
 inline constexpr const char *kNcclRankAssignment = "nccl_rank_assignment";  // which pid is which rank
 inline constexpr const char *kTracebackHeader = "traceback_header";         // "Traceback (most recent call last):"
 inline constexpr const char *kExceptionLine = "exception_line";             // the exception ending it
+inline constexpr const char *kTracebackFrame = "traceback_frame";           // '  File "x.py", line 3, in f'
+inline constexpr const char *kNativeFrame = "native_frame";                 // c10's "frame #3: ..." C++ stack line
 }  // namespace pattern
 
 struct PatternWord {
@@ -86,10 +90,9 @@ struct PatternWord {
   ReadIn where;
 };
 inline constexpr PatternWord kDiagnosisPatterns[] = {
-    {pattern::kRootCauseHeader, ReadIn::kAnyEntry},
-    {pattern::kNcclRankAssignment, ReadIn::kGenericEntries},
-    {pattern::kTracebackHeader, ReadIn::kGenericEntries},
-    {pattern::kExceptionLine, ReadIn::kGenericEntries},
+    {pattern::kRootCauseHeader, ReadIn::kAnyEntry},       {pattern::kNcclRankAssignment, ReadIn::kGenericEntries},
+    {pattern::kTracebackHeader, ReadIn::kGenericEntries}, {pattern::kExceptionLine, ReadIn::kGenericEntries},
+    {pattern::kTracebackFrame, ReadIn::kGenericEntries},  {pattern::kNativeFrame, ReadIn::kGenericEntries},
 };
 
 // --- Tags and types ----------------------------------------------------------
@@ -97,6 +100,9 @@ inline constexpr PatternWord kDiagnosisPatterns[] = {
 // Entries tagged `generic` (any uncaught exception, NCCL init lines) feed the
 // unknown-failure path and rank attribution instead of naming a failure.
 inline constexpr const char *kTagGeneric = "generic";
+// Generic entries tagged `completion` say the run finished normally: what a
+// process survived before such a line is no fatal end (condition `completed-after`).
+inline constexpr const char *kTagCompletion = "completion";
 // The type of entries that do not say what kind of failure they report.
 inline constexpr const char *kTypeOther = "other";
 

@@ -14,6 +14,8 @@ namespace {
 
 // A log without a failure: how sure that answer is.
 constexpr double kNoFailureConfidence = 0.9;
+// Lines from "terminate called after throwing" to the what() text it prints.
+constexpr uint64_t kWhatLines = 3;
 
 bool contains_id(const flatbuffers::Vector<uint32_t> *v, uint32_t x) {
   if (!v) return false;
@@ -204,16 +206,20 @@ int32_t earliest_holding(Ctx &c, fb::Role role) {
   return best;
 }
 
-// The earliest unexplained exception ending a traceback. Processes print
-// tracebacks they survive (finalizers at interpreter exit, handled errors),
-// so without a launcher's report of a failed worker only an exception near
-// the end of its log counts as fatal.
+// The earliest unexplained fatal-looking end: an exception ending a
+// traceback, a traceback cut short, a C++ stack. Processes print tracebacks
+// they survive (finalizers at interpreter exit, handled errors, a retried
+// step), so one the log's normal completion follows never counts, and
+// without a launcher's report of a failed worker only one near the end of
+// its log does.
 int32_t earliest_candidate(const Ctx &c, bool worker_failed) {
   int32_t best = -1;
   for (size_t i = 0; i < c.ev.candidates.size(); i++) {
     const Candidate &x = c.ev.candidates[i];
     if (x.explained) continue;
-    uint64_t lines = c.ev.sources[x.source].lines;
+    const SourceRec &src = c.ev.sources[x.source];
+    if (src.completed_line > x.line) continue;
+    uint64_t lines = src.lines;
     if (!worker_failed && lines > kFatalTailLines && x.line < lines - kFatalTailLines) continue;
     if (best < 0) {
       best = static_cast<int32_t>(i);
@@ -276,6 +282,24 @@ void collect_findings(Ctx &c) {
   d->root_ranks.truncate(static_cast<size_t>(std::unique(d->root_ranks.begin(), d->root_ranks.end()) - d->root_ranks.begin()));
 }
 
+// A wrapper group printed after collateral of the same process: the abort
+// that follows an NCCL watchdog timeout reports that timeout, not a crash
+// of its own. Same process: same source, and no two different known ranks.
+bool follows_collateral(const Ctx &c, size_t wrapper) {
+  const Group &w = c.ev.groups[wrapper];
+  const int64_t wrank = c.out->group_rank[wrapper];
+  for (size_t i = 0; i < c.ev.groups.size(); i++) {
+    const Group &g = c.ev.groups[i];
+    const fb::Entry *e = entry_of(c, g);
+    if (!c.holds[i] || !e || e->role() != fb::Role::Collateral || entry_is_generic(e) || g.source != w.source) continue;
+    const int64_t grank = c.out->group_rank[i];
+    if (wrank >= 0 && grank >= 0 && wrank != grank) continue;
+    // The watchdog's message is the what() text printed just after "terminate called".
+    if (g.first_line <= w.first_line + kWhatLines) return true;
+  }
+  return false;
+}
+
 // Without a known cause, the best of what else the log holds: a wrapper that
 // names the failure's kind, an uncaught exception no entry knows, collateral
 // only (inconclusive: the cause is in another log), or the launcher's exit report.
@@ -293,12 +317,15 @@ void choose_fallback_root(Ctx &c) {
     if (x.source == g.source && x.line > g.first_line) cand = -1;
   }
   // A wrapper that names what kind of failure it reports (a DataLoader
-  // worker killed by a signal) says more than an unknown exception.
+  // worker killed by a signal, a process aborted) says more than an unknown
+  // exception, unless collateral that process printed before it explains it
+  // (the NCCL watchdog's timeout, then its abort).
   int32_t typed_wrap = -1;
   for (size_t i = 0; i < ev.groups.size(); i++) {
     const fb::Entry *e = entry_of(c, ev.groups[i]);
     if (!c.holds[i] || !e || e->role() != fb::Role::Wrapper || entry_is_generic(e)) continue;
     if (e->type() && std::strcmp(e->type()->c_str(), kTypeOther) == 0) continue;
+    if (follows_collateral(c, i)) continue;
     if (typed_wrap < 0 || before(c, ev.groups[i], ev.groups[typed_wrap]) < 0) typed_wrap = static_cast<int32_t>(i);
   }
   if (typed_wrap >= 0) {
@@ -320,6 +347,8 @@ void choose_fallback_root(Ctx &c) {
     d->confidence = 0.3;
     line(&d->reasons, "the log holds only collateral: the failure that caused it is not in this log");
   } else if (wrap >= 0) {
+    // The launcher says a worker failed: the run failed, of a kind this log
+    // does not show.
     d->verdict = Verdict::kFailure;
     int32_t hint = -1;
     for (size_t i = 0; i < ev.hints.size(); i++)
@@ -329,7 +358,6 @@ void choose_fallback_root(Ctx &c) {
       d->decided_by = "launcher-exit";
     } else {
       d->root_group = wrap;
-      d->verdict = Verdict::kInconclusive;
       d->decided_by = "wrapper-only";
     }
     d->confidence = 0.25;

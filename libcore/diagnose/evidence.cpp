@@ -89,7 +89,58 @@ uint32_t Evidence::begin_source(const char *name, size_t len) {
   return idx;
 }
 
-void Evidence::end_source(uint32_t) { live_ = Live{}; }
+void Evidence::end_source(uint32_t source) {
+  // A stack still open at the end of its source: the process died while
+  // printing it, or its last line is one no pattern reads (an exception
+  // class such as torch._dynamo.exc.Unsupported). Either way it is how the
+  // log ends, unless a known entry spoke after it began.
+  if (source == live_.source && source < sources.size()) {
+    if (live_.python.start_line && !live_.python.closed) close_stack(source, live_.python, CandidateKind::kCutTraceback);
+    if (live_.native.start_line) close_stack(source, live_.native, CandidateKind::kNativeStack);
+  }
+  live_ = Live{};
+}
+
+void Evidence::close_stack(uint32_t source, const OpenStack &st, CandidateKind kind) {
+  Candidate c;
+  c.source = source;
+  c.line = kind == CandidateKind::kNativeStack ? st.start_line : st.last_line;  // its innermost frame
+  c.rank = st.rank;
+  c.rank_from = st.rank_from;
+  c.host = intern(st.host, st.host_len);
+  c.time = intern(st.time, st.time_len);
+  c.text = intern(st.text, st.text_len);
+  c.exception = intern(st.frame, st.frame_len);
+  c.kind = kind;
+  c.explained = live_.known_line >= st.start_line;
+  push_candidate(c);
+}
+
+// One line of a stack: `starts` opens a new one (a traceback header, or a
+// C++ frame far from the previous one). The rank, host and time are those
+// of the line that opened it; the text is its innermost frame: Python
+// prints it last, c10 first (`innermost`: this line is, if it is a frame).
+void Evidence::note_stack_line(OpenStack *st, const fl_event *ev, int64_t rank, RankFrom from, const char *host, size_t host_len,
+                               bool starts, bool innermost) {
+  if (starts) {
+    *st = OpenStack{};
+    st->start_line = ev->line_number;
+    st->rank = rank;
+    st->rank_from = from;
+    st->host_len = clip(host, host_len, sizeof st->host);
+    std::memcpy(st->host, host, st->host_len);
+    st->time_len = ev->time ? clip(ev->time, ev->time_len, sizeof st->time) : 0;
+    if (st->time_len) std::memcpy(st->time, ev->time, st->time_len);
+  }
+  st->last_line = ev->line_number;
+  const fl_capture *f = capture_text(ev, capture::kFrame);
+  if (starts || (innermost && f)) {
+    st->text_len = clip(ev->line, ev->line_len, sizeof st->text);
+    std::memcpy(st->text, ev->line, st->text_len);
+    st->frame_len = f ? clip(f->value, f->value_len, sizeof st->frame) : 0;
+    if (f) std::memcpy(st->frame, f->value, st->frame_len);
+  }
+}
 
 void Evidence::add_bytes(uint32_t source, uint64_t bytes, uint64_t lines) {
   if (source >= sources.size()) return;
@@ -148,6 +199,7 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
 void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host,
                               size_t host_len) {
   if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) return;
+  live_.python.closed = true;
   Candidate c;
   c.source = source;
   c.line = ev->line_number;
@@ -164,10 +216,14 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
     c.exception = intern(x->value, clip(x->value, n, kMaxTextBytes));
   }
   c.explained = live_.known_line == ev->line_number;
+  push_candidate(c);
+}
+
+void Evidence::push_candidate(const Candidate &c) {
   // Keep the first half and the latest half of the per-source budget.
   size_t in_source = 0, first_kept = kNoEntry;
   for (size_t i = 0; i < candidates.size(); i++)
-    if (candidates[i].source == source) {
+    if (candidates[i].source == c.source) {
       if (in_source == kMaxCandidatesPerSource / 2) first_kept = i;
       in_source++;
     }
@@ -329,10 +385,27 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       return;
     }
     if (captured_number(ev, capture::kWorldSize, &v) && v > world_size_) world_size_ = v;
-    if (name_is(pat->name(), pattern::kTracebackHeader))
+    if (entry_has_tag(e, kTagCompletion)) {
+      sources[source].completed_line = ev->line_number;
+      return;
+    }
+    if (name_is(pat->name(), pattern::kTracebackHeader)) {
       live_.traceback_line = ev->line_number;
-    else if (name_is(pat->name(), pattern::kExceptionLine))
+      note_stack_line(&live_.python, ev, rank, from, host, host_len, true, false);
+    } else if (name_is(pat->name(), pattern::kTracebackFrame)) {
+      // Frames without a header open a traceback too: excerpts and
+      // interleaved output lose the header line.
+      OpenStack &st = live_.python;
+      const bool starts = !st.start_line || st.closed || ev->line_number - st.last_line > kStackLineGap;
+      if (starts) live_.traceback_line = ev->line_number;
+      note_stack_line(&st, ev, rank, from, host, host_len, starts, true);
+    } else if (name_is(pat->name(), pattern::kNativeFrame)) {
+      OpenStack &st = live_.native;
+      note_stack_line(&st, ev, rank, from, host, host_len, !st.start_line || ev->line_number - st.last_line > kStackLineGap,
+                      false);
+    } else if (name_is(pat->name(), pattern::kExceptionLine)) {
       note_candidate(source, ev, rank, from, host, host_len);
+    }
   } else {
     live_.known_line = ev->line_number;
     for (size_t i = candidates.size(); i-- > 0;) {
@@ -454,6 +527,7 @@ void Evidence::merge(const Evidence &o) {
     }
     sources[idx].bytes += s.bytes;
     sources[idx].lines += s.lines;
+    sources[idx].completed_line = std::max(sources[idx].completed_line, s.completed_line);
     map.push(idx);
   }
   if (map.size() != o.sources.size()) return;
@@ -494,7 +568,10 @@ void Evidence::merge(const Evidence &o) {
     n.source = map[x.source];
     n.host = copy_from(o, x.host);
     bool dup = false;
-    for (const WorkerExit &y : exits) dup = dup || (y.source == n.source && y.line == n.line);
+    // One line may hold two records (the agent's exit and a table row).
+    for (const WorkerExit &y : exits)
+      dup = dup || (y.source == n.source && y.line == n.line && y.rank == n.rank && y.local_rank == n.local_rank &&
+                    y.exitcode == n.exitcode && y.signal == n.signal);
     if (!dup && exits.size() < kMaxWorkerExits) exits.push(n);
   }
   for (const RankOfPid &r : o.pid_ranks) note_pid_rank(r.pid, r.rank, r.nranks, copy_from(o, r.host));

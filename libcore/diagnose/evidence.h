@@ -32,6 +32,7 @@ struct SourceRec {
   uint64_t bytes = 0, lines = 0;
   int64_t rank_hint = -1;        // from the file name (rank3.log, ...)
   int64_t local_rank_hint = -1;  // torchrun --log-dir: .../attempt_0/<local_rank>/stderr.log
+  uint64_t completed_line = 0;   // last line saying the run finished normally, 0 = none
 };
 
 // Where a piece of evidence got its rank, strongest first.
@@ -106,14 +107,23 @@ struct Progress {
   uint64_t line = 0;
 };
 
-// A Python exception line ending a traceback.
+// What made a fatal-looking end of a log that no entry explains.
+enum class CandidateKind : uint8_t {
+  kException = 0,  // the exception line ending a Python traceback
+  kCutTraceback,   // a traceback with no exception line after it (cut short, or a class no pattern reads)
+  kNativeStack,    // a C++ stack ("frame #0: ...") no entry explains
+};
+
+// A fatal-looking end of a log: an uncaught exception, a traceback cut short,
+// a C++ stack.
 struct Candidate {
   uint32_t source = 0;
   uint64_t line = 0;
   int64_t rank = -1;
-  Str host, time, text, exception;
-  bool explained = false;  // the same line matched a known entry
+  Str host, time, text, exception;  // exception: "Type: message", or the innermost frame of a stack
+  bool explained = false;           // the same line matched a known entry
   RankFrom rank_from = RankFrom::kNone;
+  CandidateKind kind = CandidateKind::kException;
 };
 
 class Evidence {
@@ -165,8 +175,23 @@ class Evidence {
 
  private:
   // Live scanning state of the current source (not part of a partial).
+  // A stack being printed (a Python traceback or a C++ "frame #N" block),
+  // kept until the source ends: a stack that never reached its exception
+  // line, or that no entry explains, is a fatal-looking end of its own.
+  struct OpenStack {
+    uint64_t start_line = 0;  // header (or first frame), 0 = none
+    uint64_t last_line = 0;   // its latest frame
+    bool closed = false;      // an exception line ended it
+    int64_t rank = -1;
+    RankFrom rank_from = RankFrom::kNone;
+    // text: the line of the frame to show (the innermost); frame: that
+    // frame without the line's prefix, what the template is made of.
+    char host[kMaxFieldBytes], time[kMaxTimeBytes], text[kMaxTextBytes], frame[kMaxTextBytes];
+    size_t host_len = 0, time_len = 0, text_len = 0, frame_len = 0;
+  };
   struct Live {
     uint32_t source = kNoEntry;
+    OpenStack python, native;
     uint64_t traceback_line = 0;  // last "Traceback (most recent call last):"
     uint64_t known_line = 0;      // last line a known entry matched
     uint64_t hint_line = 0;       // open root-cause block, 0 = none
@@ -185,6 +210,10 @@ class Evidence {
   uint32_t find_group(uint32_t source, uint32_t entry, Str id, int64_t rank, const char *host, size_t host_len, bool create);
   void rehash();
   void note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host, size_t host_len);
+  void push_candidate(const Candidate &c);
+  void note_stack_line(OpenStack *st, const fl_event *ev, int64_t rank, RankFrom from, const char *host, size_t host_len,
+                       bool starts, bool innermost);
+  void close_stack(uint32_t source, const OpenStack &st, CandidateKind kind);
   void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
   void note_exit(uint32_t source, const fl_event *ev, const fb::Pattern *pat, const char *host, size_t host_len);
   bool in_exit_record(const fl_event *ev) const;

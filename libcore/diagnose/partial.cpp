@@ -1,8 +1,9 @@
 // Serialized evidence ("partial report"): what one node or one log file
 // contributes to a job's diagnosis, merged later by fl_diagnoser_merge_partial.
 //
-// Format 2, little-endian (format 1 lacked rank provenance and worker exits):
-//   "FLPARTL1"  u32 format (2)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
+// Format 3, little-endian (format 1 lacked rank provenance and worker exits,
+// format 2 the kinds of fatal ends and the lines where a source completed):
+//   "FLPARTL1"  u32 format (3)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
 //   payload: u64 dropped events, i64 world size, u8 device shared and i64 x kDeviceSlots first pid
 //   per device index, the string pool, then sources, groups, hints,
 //   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
@@ -18,7 +19,7 @@ namespace faultline {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'P', 'A', 'R', 'T', 'L', '1'};
-constexpr uint32_t kFormat = 2;
+constexpr uint32_t kFormat = 3;
 constexpr size_t kHeader = 32;
 
 struct Writer {
@@ -77,6 +78,10 @@ RankFrom rank_from(uint8_t v) {
   return v <= static_cast<uint8_t>(RankFrom::kDevice) ? static_cast<RankFrom>(v) : RankFrom::kNone;
 }
 
+CandidateKind candidate_kind(uint8_t v) {
+  return v <= static_cast<uint8_t>(CandidateKind::kNativeStack) ? static_cast<CandidateKind>(v) : CandidateKind::kException;
+}
+
 }  // namespace
 
 bool Evidence::serialize(Text *out) const {
@@ -89,7 +94,8 @@ bool Evidence::serialize(Text *out) const {
   w.u32(static_cast<uint32_t>(pool_.size()));
   payload.add(pool_.data(), pool_.size());
   w.u32(static_cast<uint32_t>(sources.size()));
-  for (const SourceRec &s : sources) w.str(s.name), w.u64(s.bytes), w.u64(s.lines), w.i64(s.rank_hint), w.i64(s.local_rank_hint);
+  for (const SourceRec &s : sources)
+    w.str(s.name), w.u64(s.bytes), w.u64(s.lines), w.i64(s.rank_hint), w.i64(s.local_rank_hint), w.u64(s.completed_line);
   w.u32(static_cast<uint32_t>(groups.size()));
   for (const Group &g : groups) {
     w.u32(g.source), w.str(g.entry_id), w.i64(g.rank), w.str(g.host), w.u64(g.count), w.u64(g.first_line);
@@ -108,7 +114,7 @@ bool Evidence::serialize(Text *out) const {
   w.u32(static_cast<uint32_t>(candidates.size()));
   for (const Candidate &c : candidates)
     w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text), w.str(c.exception),
-        w.u8(c.explained), w.u8(static_cast<uint8_t>(c.rank_from));
+        w.u8(c.explained), w.u8(static_cast<uint8_t>(c.rank_from)), w.u8(static_cast<uint8_t>(c.kind));
   w.u32(static_cast<uint32_t>(pid_ranks.size()));
   for (const RankOfPid &r : pid_ranks) w.str(r.host), w.i64(r.pid), w.i64(r.rank), w.i64(r.nranks);
   w.u32(static_cast<uint32_t>(exits.size()));
@@ -174,10 +180,11 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     return static_cast<uint64_t>(s.off) + s.len < pool_len && (s.len == 0 || pool_.data()[s.off + s.len] == '\0');
   };
   bool good = true;
-  uint32_t n = r.count(40);
+  uint32_t n = r.count(48);
   for (uint32_t i = 0; i < n && good; i++) {
     SourceRec s;
     s.name = r.str(), s.bytes = r.u64(), s.lines = r.u64(), s.rank_hint = r.i64(), s.local_rank_hint = r.i64();
+    s.completed_line = r.u64();
     good = ok(s.name) && sources.push(s);
   }
   uint32_t ns = static_cast<uint32_t>(sources.size());
@@ -212,11 +219,11 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     p.last_completed = r.i64(), p.line = r.u64();
     good = p.source < ns && ok(p.host) && progress.push(p);
   }
-  n = good ? r.count(54) : 0;
+  n = good ? r.count(55) : 0;
   for (uint32_t i = 0; i < n && good; i++) {
     Candidate c;
     c.source = r.u32(), c.line = r.u64(), c.rank = r.i64(), c.host = r.str(), c.time = r.str(), c.text = r.str();
-    c.exception = r.str(), c.explained = r.u8() != 0, c.rank_from = rank_from(r.u8());
+    c.exception = r.str(), c.explained = r.u8() != 0, c.rank_from = rank_from(r.u8()), c.kind = candidate_kind(r.u8());
     good = c.source < ns && ok(c.host) && ok(c.time) && ok(c.text) && ok(c.exception) && candidates.push(c);
   }
   n = good ? r.count(32) : 0;

@@ -43,5 +43,6 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
 // feed rank attribution and the unknown-failure path instead of naming a
 // failure themselves.
 bool entry_is_generic(const fb::Entry *e);
+bool entry_has_tag(const fb::Entry *e, const char *tag);
 
 }  // namespace faultline

@@ -133,6 +133,20 @@ void rank_evidence(JsonWriter &w, const Diagnosis &d) {
   w.end_object();
 }
 
+const char *unknown_title(const Evidence &ev, const Diagnosis &d) {
+  if (d.root_candidate < 0) return "Unknown failure: a worker exited with an error no entry explains";
+  switch (ev.candidates[d.root_candidate].kind) {
+    case CandidateKind::kCutTraceback:
+      return "Unknown failure: the log ends in a traceback without an exception line faultline reads (cut short, or an unusual "
+             "exception class); its innermost frame is shown";
+    case CandidateKind::kNativeStack:
+      return "Unknown failure: the log ends in a C++ stack (\"frame #N\") no entry explains";
+    case CandidateKind::kException:
+      break;
+  }
+  return "Unknown failure: an uncaught exception no entry explains";
+}
+
 void root_object(JsonWriter &w, const ReportInput &in) {
   const Diagnosis &d = in.d;
   const Evidence &ev = in.ev;
@@ -156,8 +170,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     fields_object(w, ev, g.fields);
   } else {
     w.kv("id", "unknown");
-    w.kv("title", d.root_candidate >= 0 ? "Unknown failure: an uncaught exception no entry explains"
-                                        : "Unknown failure: a worker exited with an error no entry explains");
+    w.kv("title", unknown_title(ev, d));
     w.kv("category", "unknown");
     w.kv("type", "other");
     w.kv("severity", "high");
@@ -174,7 +187,8 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     if (d.root_candidate >= 0) {
       w.end_object();
       where(w, ev, site);
-      str_or_null(w, "exception", ev, ev.candidates[d.root_candidate].exception);
+      const Candidate &x = ev.candidates[d.root_candidate];
+      str_or_null(w, "exception", ev, x.kind == CandidateKind::kException ? x.exception : Str{});
     } else {
       const LaunchHint &h = ev.hints[d.root_hint];
       if (h.has_exitcode) w.kv_num("exitcode", h.exitcode);

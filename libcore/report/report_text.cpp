@@ -140,6 +140,12 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
     out->add("  line       ");
     add_safe(out, ev.str(site.text), site.text.len);
     out->addc('\n');
+    const CandidateKind kind = ev.candidates[d.root_candidate].kind;
+    if (kind == CandidateKind::kCutTraceback)
+      out->add(
+          "  ends in    a traceback without its exception line (cut short, or a class no pattern reads): its innermost frame\n");
+    else if (kind == CandidateKind::kNativeStack)
+      out->add("  ends in    a C++ stack (\"frame #N\") whose error message no entry reads\n");
   } else if (d.root_hint >= 0) {
     const LaunchHint &h = ev.hints[d.root_hint];
     where_text(out, ev, d.root_rank, d.root_host, site.source, site.line);

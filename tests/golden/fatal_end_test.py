@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Never "no failure" on a failed run, never "failure" on a survived one (issue 16).
+
+A log that ends the way a dying process ends (a traceback cut short, an
+exception class no pattern reads, a C++ stack, an abort, the launcher's
+report of a failed worker) is a failure even when no entry explains it; a
+traceback the run survived (it went on to complete) is not. The exception,
+frame and launcher lines are real (sources beside each); the training lines
+around them only place them in a log."""
+import os
+import tempfile
+import unittest
+
+import flrun
+
+STEPS = "".join(f"step {i} loss {2.5 - i * 0.01:.3f}\n" for i in range(1, 200))
+
+# TransformerEngine issue 2543 (a Megatron-LM run whose excerpt ends inside the traceback).
+CUT_TRACEBACK = """[rank9]: Traceback (most recent call last):
+[rank9]:   File "/mnt/workspace/Megatron-LM/pretrain_gpt.py", line 260, in <module>
+[rank9]:     pretrain(
+[rank9]:   File "/mnt/workspace/Megatron-LM/megatron/training/training.py", line 2422, in train
+[rank9]:     cuda_graph_helper.create_cudagraphs()
+[rank9]:   File "/mnt/workspace/Megatron-LM/megatron/core/transformer/cuda_graphs.py", line 1839, in create_cudagraphs
+[rank9]:     graphs = make_graphed_callables(tuple(self.flattened_callables), sample_args, **kwargs)
+[rank9]:              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+"""
+
+# torch._dynamo raises its own classes (Unsupported), which end in no "Error";
+# the message is a real one (Dynamo's skipped-function graph break).
+DYNAMO = """Traceback (most recent call last):
+  File "/workspace/train.py", line 88, in <module>
+    loss = compiled_model(batch).sum()
+  File "/usr/local/lib/python3.11/dist-packages/torch/_dynamo/eval_frame.py", line 655, in _fn
+    return fn(*args, **kwargs)
+torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped
+"""
+
+# A C++ stack whose message line is cut off (ms-swift issue 4340's excerpt begins like this).
+NATIVE = """frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b4 (0x7fe68fa22c74 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)
+frame #2: <unknown function> + 0x145c0 (0x7fe6e1c955c0 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch.so)
+frame #3: <unknown function> + 0x94ac3 (0x7fe6e23dbac3 in /usr/lib/x86_64-linux-gnu/libc.so.6)
+"""
+
+# The same issue: the NCCL watchdog's timeout, then the abort it causes.
+WATCHDOG_ABORT = """terminate called after throwing an instance of 'c10::DistBackendError'
+  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=57, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800069 milliseconds before timing out.
+"""
+
+# torch 1.13's elastic agent (tests/lab captures print the same line).
+AGENT_EXIT = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1234) "
+              "of binary: /usr/bin/python3\n")
+
+# Logged, survived: multiprocessing's finalizer traceback (the healthy MLPerf
+# corpus log prints it at exit), then the Trainer's completion line.
+SURVIVED = """Traceback (most recent call last):
+  File "/usr/lib/python3.10/multiprocessing/util.py", line 300, in _run_finalizers
+    finalizer()
+  File "/usr/lib/python3.10/multiprocessing/synchronize.py", line 87, in _cleanup
+    sem_unlink(name)
+FileNotFoundError: [Errno 2] No such file or directory
+"""
+HF_DONE = "[INFO|trainer.py:2383] 2024-05-01 10:00:00,000 >> \n\nTraining completed. Do not forget to share your model on huggingface.co/models =)\n\n"
+TORCHRUN_DONE = ("INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. "
+                 "Waiting 300 seconds for other agents to finish.\n")
+
+
+def diagnose_text(text):
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        f.write(text)
+    try:
+        return flrun.report(f.name)
+    finally:
+        os.unlink(f.name)
+
+
+class FatalEnd(unittest.TestCase):
+    def assertUnknownFailure(self, report):
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual(report["root"]["id"], "unknown")
+        self.assertTrue(report["root"]["template"])
+
+    def test_traceback_cut_short(self):
+        report = diagnose_text(STEPS + CUT_TRACEBACK)
+        self.assertUnknownFailure(report)
+        self.assertEqual(report["root"]["rank"], 9)
+        self.assertIn("create_cudagraphs", report["root"]["text"])
+
+    def test_exception_class_without_error_suffix(self):
+        report = diagnose_text(STEPS + DYNAMO)
+        self.assertUnknownFailure(report)
+
+    def test_cpp_stack_without_its_message(self):
+        report = diagnose_text(STEPS + NATIVE)
+        self.assertUnknownFailure(report)
+        self.assertIn("frame #1", report["root"]["text"])
+
+    def test_abort_alone_is_a_crash(self):
+        report = diagnose_text(STEPS + "Aborted (core dumped)\n")
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual(report["root"]["type"], "segfault")
+
+    def test_abort_after_watchdog_timeout_is_the_timeout(self):
+        report = diagnose_text(STEPS + WATCHDOG_ABORT)
+        self.assertEqual(report["root"]["type"], "nccl_timeout")
+
+    def test_launcher_exit_alone_is_a_failure(self):
+        report = diagnose_text(STEPS + AGENT_EXIT)
+        self.assertEqual(report["verdict"], "failure")
+
+
+class Survived(unittest.TestCase):
+    def test_traceback_then_trainer_completion(self):
+        report = diagnose_text(STEPS + SURVIVED + "step 200 loss 0.5\n" + HF_DONE)
+        self.assertEqual(report["verdict"], "no-failure")
+
+    def test_traceback_then_torchrun_success(self):
+        report = diagnose_text(STEPS + SURVIVED + TORCHRUN_DONE)
+        self.assertEqual(report["verdict"], "no-failure")
+
+    def test_completion_before_the_traceback_does_not_excuse_it(self):
+        # Completion, then a crash at exit: that traceback is how the log ends.
+        report = diagnose_text(STEPS + TORCHRUN_DONE + DYNAMO)
+        self.assertEqual(report["verdict"], "failure")
+
+    def test_restart_that_recovered(self):
+        # torchrun restarted the worker group after a failure and the run then finished.
+        restart = ("WARNING:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. "
+                   "3/3 attempts left; will restart worker group\n")
+        report = diagnose_text(STEPS + DYNAMO + restart + STEPS + TORCHRUN_DONE)
+        self.assertEqual(report["verdict"], "no-failure")
+
+
+if __name__ == "__main__":
+    unittest.main()
