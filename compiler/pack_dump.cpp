@@ -146,6 +146,12 @@ void dump_pack(const PackView &pack, std::FILE *out) {
     const fb::Condition *c = e->condition();
     std::fprintf(out, "  condition: require %s, min_count %u, scope %s\n", c->require() == fb::Require::All ? "all" : "any",
                  c->min_count(), c->scope() == fb::Scope::Job ? "job" : "rank");
+    for (int f = 0; f < static_cast<int>(taxonomy::job_facts().size()); f++) {
+      if (e->context_required() & (1u << f))
+        std::fprintf(out, "  condition requires: %s\n", std::string(taxonomy::job_facts()[f]).c_str());
+      if (e->context_excluded() & (1u << f))
+        std::fprintf(out, "  condition unless: %s\n", std::string(taxonomy::job_facts()[f]).c_str());
+    }
     list(out, "tags", e->tags());
     list(out, "affects", e->affects());
     if (e->versions())

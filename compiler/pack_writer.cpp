@@ -187,7 +187,7 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
       affects, versions_v, summary, mechanism, symptoms_v, confirm, root_cause, fix_steps, commands_v, verify_v, prevention,
       fingerprint, refs_v, related, static_cast<fb::Action>(taxonomy::index_of(taxonomy::actions(), s.action)),
       static_cast<fb::Role>(taxonomy::index_of(taxonomy::roles(), s.role)), causes, &cond, first_pattern,
-      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path));
+      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path, s.context_required, s.context_excluded));
 }
 
 void PackWriter::write_framing(uint32_t framing, const Framing &f) {

@@ -78,6 +78,7 @@ struct Signature {
   std::string severity, action, role;
   std::string require = "any", scope = "rank";
   uint32_t min_count = 1;
+  uint32_t context_required = 0, context_excluded = 0;  // fb::JobFact bits
   std::vector<PatternDef> patterns;
   std::vector<MatchTest> must_match;
   std::vector<NoMatchTest> must_not_match;

@@ -146,6 +146,19 @@ class FileReader {
     return w;
   }
 
+  // condition.requires / condition.unless: job facts, as fb::JobFact bits.
+  uint32_t job_facts(const YAML::Node &c, const char *key) {
+    uint32_t bits = 0;
+    for (const std::string &w : text_list(c, key, 1, false)) {
+      const int i = taxonomy::index_of(taxonomy::job_facts(), w);
+      if (i < 0)
+        error(c[key], "'" + w + "' is not a job fact (one of: multi-node, single-node, completed-after)");
+      else
+        bits |= 1u << i;
+    }
+    return bits;
+  }
+
   void check_keys(const YAML::Node &m, const std::set<std::string> &known, const char *what) {
     std::set<std::string> seen;
     for (const auto &kv : m) {
@@ -431,9 +444,14 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
           error(mc, "condition.min_count must be a whole number from 1 to 1000000");
         }
       }
+      s->context_required = job_facts(c, "requires");
+      s->context_excluded = job_facts(c, "unless");
+      if (s->context_required & s->context_excluded)
+        error(c, "a job fact cannot be both in condition.requires and condition.unless");
       for (const auto &kv : c) {
         std::string k = kv.first.as<std::string>();
-        if (k != "require" && k != "scope" && k != "min_count") error(kv.first, "unknown condition field '" + k + "'");
+        if (k != "require" && k != "scope" && k != "min_count" && k != "requires" && k != "unless")
+          error(kv.first, "unknown condition field '" + k + "'");
       }
     }
   }

@@ -69,6 +69,11 @@ const std::vector<std::string_view> &roles() {
   return v;
 }
 
+const std::vector<std::string_view> &job_facts() {
+  static const std::vector<std::string_view> v = {"multi-node", "single-node", "completed-after"};
+  return v;
+}
+
 int index_of(const std::vector<std::string_view> &list, std::string_view word) {
   for (size_t i = 0; i < list.size(); i++)
     if (list[i] == word) return static_cast<int>(i);

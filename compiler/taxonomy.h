@@ -12,6 +12,7 @@ const std::vector<std::string_view> &categories();
 const std::vector<std::string_view> &severities();  // index = fb::Severity
 const std::vector<std::string_view> &actions();     // index = fb::Action
 const std::vector<std::string_view> &roles();       // index = fb::Role
+const std::vector<std::string_view> &job_facts();   // index = bit of fb::JobFact
 
 // Index of `word` in `list`, or -1.
 int index_of(const std::vector<std::string_view> &list, std::string_view word);

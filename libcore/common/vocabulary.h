@@ -25,6 +25,7 @@ inline constexpr const char *kRank = "rank";                 // a rank the messa
 inline constexpr const char *kLocalRank = "local_rank";      // a local rank the message states
 inline constexpr const char *kCulpritRank = "culprit_rank";  // a rank the message blames, not the printer
 inline constexpr const char *kWorldSize = "world_size";      // the job's size, when stated
+inline constexpr const char *kNodes = "nnodes";              // how many nodes the job has, when stated
 inline constexpr const char *kFailedRank = "failed_rank";    // torchrun's root-cause block
 inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
@@ -61,6 +62,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kLastEnqueued, true, ReadIn::kAnyEntry},
     {capture::kLastCompleted, true, ReadIn::kAnyEntry},
     {capture::kWorldSize, true, ReadIn::kGenericEntries},
+    {capture::kNodes, true, ReadIn::kGenericEntries},
     {capture::kCommRank, true, ReadIn::kGenericEntries},
     {capture::kNranks, true, ReadIn::kGenericEntries},
     {capture::kException, false, ReadIn::kGenericEntries},

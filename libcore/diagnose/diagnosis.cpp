@@ -39,6 +39,52 @@ const fb::Entry *entry_of(const Ctx &c, const Group &g) {
 // -1: a before b, 1: after, 0: unknown.
 int before(const Ctx &c, const Group &a, const Group &b) { return group_order(c.ev, a, b); }
 
+// A host's short name: "node17" and "node17.cluster.local" are one host;
+// an IPv4 address is kept whole.
+size_t short_host(const char *h, size_t n) {
+  bool ip = n > 0;
+  for (size_t i = 0; i < n && ip; i++) ip = (h[i] >= '0' && h[i] <= '9') || h[i] == '.';
+  if (ip) return n;
+  const void *dot = std::memchr(h, '.', n);
+  return dot ? static_cast<size_t>(static_cast<const char *>(dot) - h) : n;
+}
+
+// How many hosts the job's lines name: 0, 1 or 2 (two or more).
+int hosts_named(const Evidence &ev) {
+  const char *first = nullptr;
+  size_t first_len = 0;
+  int seen = 0;
+  auto note = [&](Str s) {
+    if (seen == 2 || s.len == 0) return;
+    const char *h = ev.str(s);
+    const size_t n = short_host(h, s.len);
+    if (seen == 0) {
+      first = h, first_len = n, seen = 1;
+    } else if (n != first_len || std::memcmp(h, first, n) != 0) {
+      seen = 2;
+    }
+  };
+  for (const Group &g : ev.groups) note(g.host);
+  for (const WorkerExit &x : ev.exits) note(x.host);
+  for (const Candidate &x : ev.candidates) note(x.host);
+  for (const Progress &x : ev.progress) note(x.host);
+  for (const RankOfPid &x : ev.pid_ranks) note(x.host);
+  return seen;
+}
+
+// The job facts an entry's condition may require or exclude, for one group.
+// One node: the lines name one host and nothing states more nodes (one
+// node's log of a larger job names one host too, but NCCL's init line or
+// torchrun's rendezvous says how many there are).
+uint32_t facts_of(const Evidence &ev, const Group &g, int hosts) {
+  uint32_t f = 0;
+  if (hosts == 2 || ev.nodes() > 1) f |= static_cast<uint32_t>(fb::JobFact::MultiNode);
+  if (hosts == 1 && ev.nodes() <= 1) f |= static_cast<uint32_t>(fb::JobFact::SingleNode);
+  if (g.source < ev.sources.size() && ev.sources[g.source].completed_line > g.first_line)
+    f |= static_cast<uint32_t>(fb::JobFact::CompletedAfter);
+  return f;
+}
+
 void compute_holds(Ctx &c) {
   const uint32_t n_entries = c.pack.entry_count();
   for (size_t i = 0; i < c.ev.groups.size(); i++) c.holds.push(0);
@@ -50,10 +96,15 @@ void compute_holds(Ctx &c) {
   if (c.holds.failed() || c.present.failed() || job_count.failed() || job_mask.failed()) return;
   for (const Group &g : c.ev.groups)
     if (g.entry < n_entries) job_count[g.entry] += g.count, job_mask[g.entry] |= g.pattern_mask;
+  const int hosts = hosts_named(c.ev);
   for (size_t i = 0; i < c.ev.groups.size(); i++) {
     const Group &g = c.ev.groups[i];
     const fb::Entry *e = entry_of(c, g);
     if (!e || e->deprecated()) continue;
+    if (e->context_required() || e->context_excluded()) {
+      const uint32_t facts = facts_of(c.ev, g, hosts);
+      if ((facts & e->context_required()) != e->context_required() || (facts & e->context_excluded())) continue;
+    }
     const fb::Condition *cond = e->condition();
     uint32_t min_count = cond && cond->min_count() ? cond->min_count() : 1;
     bool all = cond && cond->require() == fb::Require::All;

@@ -385,6 +385,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       return;
     }
     if (captured_number(ev, capture::kWorldSize, &v) && v > world_size_) world_size_ = v;
+    if (captured_number(ev, capture::kNodes, &v) && v > nodes_) nodes_ = v;
     if (entry_has_tag(e, kTagCompletion)) {
       sources[source].completed_line = ev->line_number;
       return;
@@ -561,6 +562,7 @@ void Evidence::merge(const Evidence &o) {
     if (p.line < mine->line) mine->line = p.line;
   }
   if (o.world_size_ > world_size_) world_size_ = o.world_size_;
+  if (o.nodes_ > nodes_) nodes_ = o.nodes_;
   device_shared_ = device_shared_ || o.device_shared_;
   for (size_t i = 0; i < kDeviceSlots; i++) note_device(static_cast<int64_t>(i), o.pid_of_device_[i]);
   for (const WorkerExit &x : o.exits) {

@@ -153,6 +153,7 @@ class Evidence {
   bool failed() const;
   uint64_t dropped_events() const { return dropped_events_; }
   int64_t world_size() const { return world_size_; }  // largest stated, -1 unknown
+  int64_t nodes() const { return nodes_; }            // largest stated node count, -1 unknown
   // NCCL's "[N]" device index printed by two different processes: each
   // process sees its own GPUs, so the index says nothing of the rank.
   bool device_shared() const { return device_shared_; }
@@ -229,6 +230,7 @@ class Evidence {
   Live live_;
   uint64_t dropped_events_ = 0;
   int64_t world_size_ = -1;
+  int64_t nodes_ = -1;
   // The first pid seen printing each device index (kDeviceSlots; larger indices are not tracked).
   int64_t pid_of_device_[kDeviceSlots];
   bool device_shared_ = false;

@@ -1,10 +1,11 @@
 // Serialized evidence ("partial report"): what one node or one log file
 // contributes to a job's diagnosis, merged later by fl_diagnoser_merge_partial.
 //
-// Format 3, little-endian (format 1 lacked rank provenance and worker exits,
-// format 2 the kinds of fatal ends and the lines where a source completed):
-//   "FLPARTL1"  u32 format (3)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
-//   payload: u64 dropped events, i64 world size, u8 device shared and i64 x kDeviceSlots first pid
+// Format 4, little-endian (format 1 lacked rank provenance and worker exits,
+// format 2 the kinds of fatal ends and the lines where a source completed,
+// format 3 the stated node count):
+//   "FLPARTL1"  u32 format (4)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
+//   payload: u64 dropped events, i64 world size, i64 node count, u8 device shared and i64 x kDeviceSlots first pid
 //   per device index, the string pool, then sources, groups, hints,
 //   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
 //   strings are (offset, length) into the pool. Every string and index is
@@ -19,7 +20,7 @@ namespace faultline {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'P', 'A', 'R', 'T', 'L', '1'};
-constexpr uint32_t kFormat = 3;
+constexpr uint32_t kFormat = 4;
 constexpr size_t kHeader = 32;
 
 struct Writer {
@@ -89,6 +90,7 @@ bool Evidence::serialize(Text *out) const {
   Writer w{&payload};
   w.u64(dropped_events_);
   w.i64(world_size_);
+  w.i64(nodes_);
   w.u8(device_shared_);
   for (int64_t p : pid_of_device_) w.i64(p);
   w.u32(static_cast<uint32_t>(pool_.size()));
@@ -158,6 +160,7 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
   Reader r{bytes + kHeader, static_cast<size_t>(size)};
   uint64_t dropped = r.u64();
   int64_t world = r.i64();
+  int64_t nodes = r.i64();
   device_shared_ = r.u8() != 0;
   for (int64_t &p : pid_of_device_) {
     p = r.i64();
@@ -245,6 +248,7 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
   }
   dropped_events_ = dropped;
   world_size_ = world < -1 ? -1 : world;
+  nodes_ = nodes < -1 ? -1 : nodes;
   table_.clear();
   rehash();
   return !failed();
