@@ -24,8 +24,11 @@ namespace capture {
 inline constexpr const char *kRank = "rank";                 // a rank the message states ("for rank 3")
 inline constexpr const char *kLocalRank = "local_rank";      // a local rank the message states
 inline constexpr const char *kCulpritRank = "culprit_rank";  // a rank the message blames, not the printer
-inline constexpr const char *kWorldSize = "world_size";      // the job's size, when stated
-inline constexpr const char *kFailedRank = "failed_rank";    // torchrun's root-cause block
+// A rank whose collective differs from the printer's (a mismatch report that
+// blames neither side): the rank most printers name is the odd one out.
+inline constexpr const char *kDifferingRank = "differing_rank";
+inline constexpr const char *kWorldSize = "world_size";    // the job's size, when stated
+inline constexpr const char *kFailedRank = "failed_rank";  // torchrun's root-cause block
 inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
 inline constexpr const char *kExitcode = "exitcode";
@@ -56,6 +59,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kRank, true, ReadIn::kAnyEntry},
     {capture::kLocalRank, true, ReadIn::kAnyEntry},
     {capture::kCulpritRank, true, ReadIn::kAnyEntry},
+    {capture::kDifferingRank, true, ReadIn::kAnyEntry},
     {capture::kTimeoutSeq, true, ReadIn::kAnyEntry},
     {capture::kLastEnqueued, true, ReadIn::kAnyEntry},
     {capture::kLastCompleted, true, ReadIn::kAnyEntry},
@@ -97,6 +101,11 @@ inline constexpr PatternWord kDiagnosisPatterns[] = {
 // Entries tagged `generic` (any uncaught exception, NCCL init lines) feed the
 // unknown-failure path and rank attribution instead of naming a failure.
 inline constexpr const char *kTagGeneric = "generic";
+// Entries tagged `waits-on-peers` report that the printing rank waited for
+// other ranks and gave up (a collective or peer timeout): when every rank but
+// one reported a failure, the silent one is where the failure began, not the
+// printer; and such a wait, not a lone crash signal, is what kills a process.
+inline constexpr const char *kTagWaitsOnPeers = "waits-on-peers";
 // The type of entries that do not say what kind of failure they report.
 inline constexpr const char *kTypeOther = "other";
 

@@ -352,11 +352,17 @@ ProgramView PackView::program(uint32_t pattern_index) const {
   return v;
 }
 
-bool entry_is_generic(const fb::Entry *e) {
+namespace {
+bool entry_has_tag(const fb::Entry *e, const char *tag) {
   if (!e->tags()) return false;
   for (const auto *t : *e->tags())
-    if (std::strcmp(t->c_str(), kTagGeneric) == 0) return true;
+    if (std::strcmp(t->c_str(), tag) == 0) return true;
   return false;
 }
+}  // namespace
+
+bool entry_is_generic(const fb::Entry *e) { return entry_has_tag(e, kTagGeneric); }
+
+bool entry_waits_on_peers(const fb::Entry *e) { return entry_has_tag(e, kTagWaitsOnPeers); }
 
 }  // namespace faultline

@@ -43,5 +43,7 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
 // feed rank attribution and the unknown-failure path instead of naming a
 // failure themselves.
 bool entry_is_generic(const fb::Entry *e);
+// Whether an entry is tagged `waits-on-peers` (see common/vocabulary.h).
+bool entry_waits_on_peers(const fb::Entry *e);
 
 }  // namespace faultline
