@@ -410,6 +410,19 @@ bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
   return false;
 }
 
+// The root error is a wait for other ranks, printed without a rank, and no
+// rank went silent while two or more others reported (tried first): the
+// crash-signal rank or NCCL progress. Not torchrun's first observed failure:
+// the first rank to fail with a timeout is a waiter, not where it began.
+void decide_waited(const Evidence &ev, Diagnosis *d) {
+  Str host{};
+  int64_t r;
+  if ((r = signal_exit_rank(ev, &host)) >= 0)
+    decide(d, r, host, "launcher-signal-exit", "the launcher reports this rank killed by a signal", "medium");
+  else if (d->lagging_rank >= 0)
+    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+}
+
 // The root error was raised by the process that printed it (it did not wait
 // for another rank), but its line names no rank: the rank the launcher saw
 // die by a crash signal, the rank NCCL progress names, else the one rank the
@@ -476,9 +489,10 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
     d->root_host = g.host;
     int64_t r;
     // The root's printer waited for a peer: the rank that went silent is where
-    // it began. Against a rank the line names, only when two or more others
-    // reported (one line of one rank says nothing of the rest of the job).
-    if (waited && (r = hung_rank(ev, *d, pack, printer >= 0 ? 2 : 1)) >= 0 && r != printer)
+    // it began, when two or more others reported (one rank's report says
+    // nothing of the rest of the job, whose size is then only the highest
+    // rank seen).
+    if (waited && (r = hung_rank(ev, *d, pack, 2)) >= 0 && r != printer)
       decide(d, r, Str{}, "hung-rank",
              "the root error is a wait for other ranks; every other rank reported its failure or timeout, this one "
              "went silent",
@@ -486,7 +500,7 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
     else if (printer >= 0)
       decide_printed(d, printer, d->group_rank_from[d->root_group]);
     else if (waited)
-      decide_from_job(ev, pack, d);
+      decide_waited(ev, d);
     else if ((r = error_file_group_rank(ev, *d, g)) >= 0)
       decide(d, r, Str{}, "launcher-error-file", "the launcher's failure record of this rank holds the same error", "high");
     else

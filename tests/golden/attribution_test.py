@@ -276,6 +276,38 @@ class Attribution(unittest.TestCase):
         self.assertEqual(root["type"], "gloo_error")
         self.assertIsNone(root["rank"])
 
+    def test_first_observed_timeout_is_a_waiter(self):
+        # Another real run of the hang scenario: rank 1 stops; the agent reports rank 0 alone
+        # failing (its gloo timeout) and SIGTERMs ranks 1 and 2, one of which also timed out.
+        # The first rank to fail with a timeout waited: it is not where the hang began.
+        log = """Traceback (most recent call last):
+RuntimeError: Application timeout caused pair closure
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 20000ms for send operation to complete
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 22208 closing signal SIGTERM
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 22210 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 22207) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_16:56:50
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 22207)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+        root = diagnose_text(log)["root"]
+        self.assertEqual(root["type"], "gloo_error")
+        self.assertNotEqual(root["rank"], 0)
+
     def test_mismatch_reports_name_the_odd_rank(self):
         root = diagnose_text(MISMATCH_DETAIL)["root"]
         self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
