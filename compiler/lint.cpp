@@ -75,9 +75,9 @@ void lint_example(const Signature &s, bool generic, const MatchTest &t, const Li
 // the part of an example the pattern matched counts, and a statement is
 // covered when one of these captures spans its number.
 constexpr const char *kPeerRank = "peer_rank";  // another rank the message names, not blamed (a report field)
-constexpr const char *kRankCaptures[] = {capture::kRank,     capture::kLocalRank,  capture::kCulpritRank,
-                                         capture::kCommRank, capture::kFailedRank, capture::kFailedLocalRank,
-                                         kPeerRank};
+constexpr const char *kRankCaptures[] = {
+    capture::kRank,     capture::kLocalRank,  capture::kCulpritRank,     capture::kDifferingRank,
+    capture::kCommRank, capture::kFailedRank, capture::kFailedLocalRank, kPeerRank};
 
 bool is_alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
 
@@ -126,8 +126,9 @@ void lint_rank_statements(const Signature &s, const MatchTest &t, const LineMatc
                       t.line.substr(r.text.begin, r.text.end - r.text.begin) +
                       "' but captures no rank there: name the number by whose rank it is (rank: the printer's global rank; "
                       "local_rank; comm_rank: its rank in an NCCL communicator or a non-default process group; culprit_rank: "
-                      "a rank blamed for a hang or desync; failed_rank: a worker a launcher reports dead; peer_rank: another "
-                      "rank named without blame) in example \"" +
+                      "a rank blamed for a hang or desync; differing_rank: a rank whose collective differs from the printer's; "
+                      "failed_rank: a worker a launcher reports dead; peer_rank: another rank named without blame) in example "
+                      "\"" +
                       example + "\"");
     }
   }

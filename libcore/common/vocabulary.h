@@ -24,9 +24,12 @@ namespace capture {
 inline constexpr const char *kRank = "rank";                 // a rank the message states ("for rank 3")
 inline constexpr const char *kLocalRank = "local_rank";      // a local rank the message states
 inline constexpr const char *kCulpritRank = "culprit_rank";  // a rank the message blames, not the printer
-inline constexpr const char *kWorldSize = "world_size";      // the job's size, when stated
-inline constexpr const char *kNodes = "nnodes";              // how many nodes the job has, when stated
-inline constexpr const char *kFailedRank = "failed_rank";    // torchrun's root-cause block
+// A rank whose collective differs from the printer's (a mismatch report that
+// blames neither side): the rank most printers name is the odd one out.
+inline constexpr const char *kDifferingRank = "differing_rank";
+inline constexpr const char *kWorldSize = "world_size";    // the job's size, when stated
+inline constexpr const char *kNodes = "nnodes";            // how many nodes the job has, when stated
+inline constexpr const char *kFailedRank = "failed_rank";  // torchrun's root-cause block
 inline constexpr const char *kFailedLocalRank = "failed_local_rank";
 inline constexpr const char *kFailedHost = "failed_host";
 inline constexpr const char *kExitcode = "exitcode";
@@ -58,6 +61,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kRank, true, ReadIn::kAnyEntry},
     {capture::kLocalRank, true, ReadIn::kAnyEntry},
     {capture::kCulpritRank, true, ReadIn::kAnyEntry},
+    {capture::kDifferingRank, true, ReadIn::kAnyEntry},
     {capture::kTimeoutSeq, true, ReadIn::kAnyEntry},
     {capture::kLastEnqueued, true, ReadIn::kAnyEntry},
     {capture::kLastCompleted, true, ReadIn::kAnyEntry},
@@ -105,6 +109,11 @@ inline constexpr const char *kTagGeneric = "generic";
 // Generic entries tagged `completion` say the run finished normally: what a
 // process survived before such a line is no fatal end (condition `completed-after`).
 inline constexpr const char *kTagCompletion = "completion";
+// Entries tagged `waits-on-peers` report that the printing rank waited for
+// other ranks and gave up (a collective or peer timeout): when every rank but
+// one reported a failure, the silent one is where the failure began, not the
+// printer; and such a wait, not a lone crash signal, is what kills a process.
+inline constexpr const char *kTagWaitsOnPeers = "waits-on-peers";
 // The type of entries that do not say what kind of failure they report.
 inline constexpr const char *kTypeOther = "other";
 

@@ -1,7 +1,10 @@
 #include "diagnose/attribution.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "common/decimal.h"
+#include "common/vocabulary.h"
 #include "diagnose/timeline.h"
 
 namespace faultline {
@@ -29,9 +32,73 @@ int64_t rank_of_pid(const Evidence &ev, Str host, int64_t pid) {
   return -1;
 }
 
+constexpr int64_t kNoBase = INT64_MIN;
+
+// Length of a source name's directory part (through its last '/'; 0: none).
+size_t dir_len(const Evidence &ev, uint32_t source) {
+  const Str &n = ev.sources[source].name;
+  const char *p = ev.str(n);
+  for (size_t i = n.len; i > 0; i--)
+    if (p[i - 1] == '/') return i;
+  return 0;
+}
+
 }  // namespace
 
-void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *group_rank_from) {
+AgentMap::AgentMap(const Evidence &e, const Allocator &a) : ev(e), has_table(a), base(a) {
+  for (size_t i = 0; i < ev.sources.size(); i++) has_table.push(0), base.push(kNoBase);
+  if (failed()) return;
+  for (const WorkerExit &x : ev.exits)
+    if (x.rank >= 0 && x.source < has_table.size()) has_table[x.source] = 1;
+  for (uint32_t s = 0; s < ev.sources.size(); s++)
+    if (has_table[s]) tables++;
+}
+
+uint32_t AgentMap::agent_of(uint32_t source) const {
+  if (source >= has_table.size()) return kNoEntry;
+  if (has_table[source]) return source;
+  // A worker's own log (torchrun --log_dir: <dir>/<run>/attempt_N/<local_rank>/):
+  // the agent is the one whose log sits in the nearest directory above it.
+  const size_t d = dir_len(ev, source);
+  const char *name = ev.str(ev.sources[source].name);
+  uint32_t best = kNoEntry;
+  size_t best_len = 0;
+  bool tie = false;
+  for (uint32_t t = 0; t < has_table.size() && tables; t++) {
+    if (!has_table[t]) continue;
+    size_t dt = dir_len(ev, t);
+    if (dt > d || std::memcmp(ev.str(ev.sources[t].name), name, dt) != 0) continue;
+    if (best == kNoEntry || dt > best_len)
+      best = t, best_len = dt, tie = false;
+    else if (dt == best_len)
+      tie = true;
+  }
+  return tie ? kNoEntry : best;
+}
+
+int64_t AgentMap::global_rank(uint32_t source, int64_t local_rank) {
+  if (local_rank < 0 || source >= base.size() || tables == 0) return -1;
+  if (base[source] == kNoBase) {
+    // torchrun numbers an agent's workers base + local rank: the base, from the
+    // records of its failure table that state both; none when they disagree
+    // (several agents' tables in one log).
+    int64_t b = -1;
+    const uint32_t agent = agent_of(source);
+    for (const WorkerExit &x : ev.exits) {
+      if (agent == kNoEntry || x.source != agent || x.rank < 0 || x.local_rank < 0) continue;
+      const int64_t o = x.rank - x.local_rank;
+      if (o < 0 || (b >= 0 && b != o)) {
+        b = -1;
+        break;
+      }
+      b = o;
+    }
+    base[source] = b;
+  }
+  return base[source] >= 0 ? base[source] + local_rank : -1;
+}
+
+void rank_groups(const Evidence &ev, AgentMap *agents, Vec<int64_t> *group_rank, Vec<RankFrom> *group_rank_from) {
   // One host (or none named) in the whole job: the local rank is the rank.
   // NCCL's "[N]" is the CUDA device, not a rank: with one GPU per process
   // every process prints [0], and one host's lines say nothing of the others.
@@ -58,6 +125,7 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *gr
     int64_t r = g.rank;
     RankFrom from = r >= 0 ? g.rank_from : RankFrom::kNone;
     if (r < 0 && g.pid >= 0 && (r = rank_of_pid(ev, g.host, g.pid)) >= 0) from = RankFrom::kPidMap;
+    if (r < 0 && (r = agents->global_rank(g.source, g.local_rank)) >= 0) from = RankFrom::kAgentTable;
     if (r < 0 && single_host && g.local_rank >= 0) r = g.local_rank, from = RankFrom::kLocalRank;
     if (r < 0 && devices_are_ranks && g.device >= 0) r = g.device, from = RankFrom::kDevice;
     if (r < 0 && world == 1) r = 0, from = RankFrom::kWorldOfOne;
@@ -65,6 +133,61 @@ void rank_groups(const Evidence &ev, Vec<int64_t> *group_rank, Vec<RankFrom> *gr
     group_rank_from->push(from);
   }
 }
+
+namespace {
+
+// The value of capture `name` among a group's fields ("name\0value\0"...); -1 when absent.
+int64_t field_number(const Evidence &ev, const Group &g, const char *name) {
+  const char *p = ev.str(g.fields), *end = p + g.fields.len;
+  const size_t n = std::strlen(name);
+  while (p < end) {
+    const char *key = p;
+    const size_t klen = std::strlen(key);
+    const char *value = key + klen + 1;
+    if (value >= end) break;
+    const size_t vlen = std::strlen(value);
+    int64_t v;
+    if (klen == n && std::memcmp(key, name, n) == 0) return parse_decimal(value, vlen, &v) && v >= 0 ? v : -1;
+    p = value + vlen + 1;
+  }
+  return -1;
+}
+
+// Mismatch reports (ProcessGroupWrapper: each rank names the first rank whose
+// collective differs from its own) blame neither side, but together they do:
+// the rank that differs is named by every other printer, while it names one
+// of them. The rank named by the most distinct printers, at least two and
+// strictly more than any other; -1 otherwise (two ranks only name each other).
+int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank) {
+  constexpr size_t kVoters = 64;
+  int64_t printer[kVoters], named[kVoters];
+  size_t n = 0;
+  for (size_t i = 0; i < ev.groups.size() && i < group_rank.size(); i++) {
+    const int64_t p = group_rank[i];
+    if (p < 0 || ev.groups[i].fields.len == 0) continue;
+    const int64_t r = field_number(ev, ev.groups[i], capture::kDifferingRank);
+    if (r < 0 || r == p) continue;
+    bool dup = false;
+    for (size_t k = 0; k < n && !dup; k++) dup = printer[k] == p;
+    if (dup) continue;
+    if (n == kVoters) break;
+    printer[n] = p, named[n] = r, n++;
+  }
+  int64_t best = -1;
+  size_t best_votes = 0;
+  bool tie = false;
+  for (size_t i = 0; i < n; i++) {
+    size_t votes = 0;
+    for (size_t k = 0; k < n; k++) votes += named[k] == named[i];
+    if (votes > best_votes)
+      best = named[i], best_votes = votes, tie = false;
+    else if (votes == best_votes && named[i] != best)
+      tie = true;
+  }
+  return best_votes >= 2 && !tie ? best : -1;
+}
+
+}  // namespace
 
 // NCCL progress: the collective the others timed out on (the most common
 // timeout SeqNum) and a rank whose last enqueued work is below it.
@@ -77,6 +200,9 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
   if (named >= 0) {
     d->lagging_rank = ev.groups[named].culprit_rank;
     d->lagging_how = "a report in the log names it (desync debug or flight recorder analysis)";
+  } else if ((d->lagging_rank = odd_rank_out(ev, d->group_rank)) >= 0) {
+    named = 0;
+    d->lagging_how = "the ranks' collective mismatch reports name it more often than any other rank";
   }
   const auto &prog = ev.progress;
   int64_t seq = -1;
@@ -133,6 +259,16 @@ bool crash_signal(int64_t s) { return s > 0 && s != 15 && s != 2 && s != 1; }
 
 }  // namespace
 
+bool several_failed(const Evidence &ev, uint32_t source) {
+  int64_t first = -1;
+  for (const WorkerExit &x : ev.exits) {
+    if (x.source != source || x.rank < 0 || !(x.has_exitcode || x.signal)) continue;
+    if (first >= 0 && x.rank != first) return true;
+    first = x.rank;
+  }
+  return false;
+}
+
 int64_t signal_exit_rank(const Evidence &ev, Str *host) {
   int64_t rank = -1;
   for (const WorkerExit &x : ev.exits) {
@@ -159,10 +295,23 @@ int64_t error_file_rank(const Evidence &ev, const Candidate &root, Str *host) {
   return -1;
 }
 
+// The rank whose failure record (the error file torchrun quotes in its table)
+// holds an error of the root's entry, when the record of one rank only does.
+int64_t error_file_group_rank(const Evidence &ev, const Diagnosis &d, const Group &root) {
+  int64_t rank = -1;
+  for (size_t i = 0; i < ev.groups.size() && i < d.group_rank.size(); i++) {
+    const Group &g = ev.groups[i];
+    if (g.entry != root.entry || g.rank_from != RankFrom::kLauncherTable || d.group_rank[i] < 0) continue;
+    if (rank >= 0 && rank != d.group_rank[i]) return -1;
+    rank = d.group_rank[i];
+  }
+  return rank;
+}
+
 // The hung rank: of the job's ranks, every one but one reported its failure
 // (an exit in the launcher's table, a timeout of its own); the silent one
 // stopped and was killed later. The job's size: as stated, else the ranks seen.
-int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack) {
+int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack, int64_t min_reported = 1) {
   int64_t world = ev.world_size(), max_seen = -1;
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
   for (int64_t r : d.group_rank) max_seen = r > max_seen ? r : max_seen;
@@ -182,7 +331,8 @@ int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack) 
     if (p.timeout_seq >= 0) mark(p.rank);
   for (size_t i = 0; i < ev.groups.size(); i++) {
     const Group &g = ev.groups[i];
-    if (g.entry < pack.entry_count() && pack.entry(g.entry)->role() == fb::Role::Collateral) mark(d.group_rank[i]);
+    const fb::Entry *e = g.entry < pack.entry_count() ? pack.entry(g.entry) : nullptr;
+    if (e && (e->role() == fb::Role::Collateral || entry_waits_on_peers(e))) mark(d.group_rank[i]);
   }
   int64_t missing = -1, seen = 0;
   for (int64_t r = 0; r < world; r++) {
@@ -193,7 +343,7 @@ int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack) 
     else
       return -1;  // more than one silent rank
   }
-  return seen >= 1 ? missing : -1;
+  return seen >= min_reported ? missing : -1;
 }
 
 void decide(Diagnosis *d, int64_t rank, Str host, const char *source, const char *detail, const char *certainty) {
@@ -226,6 +376,9 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
                     "one host, each process on its own GPU: the GPU index NCCL prints is taken for its local rank", "low");
     case RankFrom::kWorldOfOne:
       return decide(d, rank, Str{}, "single-rank-job", "the job has one rank", "high");
+    case RankFrom::kAgentTable:
+      return decide(d, rank, Str{}, "printed-root-error",
+                    "the local rank of the printing process, made global by its agent's failure table", "high");
     case RankFrom::kNone:
       break;
   }
@@ -249,7 +402,7 @@ bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     return true;
   }
   for (const LaunchHint &h : ev.hints)
-    if (h.rank >= 0) {
+    if (h.rank >= 0 && !several_failed(ev, h.source)) {
       decide(d, h.rank, h.host, "launcher-first-observed",
              "torchrun's 'first observed failure' (a hint: it names the lowest rank among those that failed together)", "low");
       return true;
@@ -257,19 +410,101 @@ bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
   return false;
 }
 
+// The root error is a wait for other ranks, printed without a rank, and no
+// rank went silent while two or more others reported (tried first): the
+// crash-signal rank or NCCL progress. Not torchrun's first observed failure:
+// the first rank to fail with a timeout is a waiter, not where it began.
+void decide_waited(const Evidence &ev, Diagnosis *d) {
+  Str host{};
+  int64_t r;
+  if ((r = signal_exit_rank(ev, &host)) >= 0)
+    decide(d, r, host, "launcher-signal-exit", "the launcher reports this rank killed by a signal", "medium");
+  else if (d->lagging_rank >= 0)
+    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+}
+
+// The root error was raised by the process that printed it (it did not wait
+// for another rank), but its line names no rank: the rank the launcher saw
+// die by a crash signal, the rank NCCL progress names, else the one rank the
+// launcher of the root's agent reports exiting with an error. A process that
+// raised exits with an error status; the launcher stops the others with
+// SIGTERM. When it reports several (torchrun lists every worker that failed
+// within one monitoring interval, lowest first), the line cannot say which:
+// no rank, and the missing evidence says so.
+void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagnosis *d) {
+  Str host{};
+  int64_t r;
+  if ((r = signal_exit_rank(ev, &host)) >= 0) {
+    decide(d, r, host, "launcher-signal-exit", "the launcher reports this rank killed by a signal", "medium");
+    return;
+  }
+  if (d->lagging_rank >= 0) {
+    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+    return;
+  }
+  const uint32_t agent = agents->agent_of(source);
+  int64_t ranks[kMaxRanksListed];
+  uint32_t n = 0, more = 0;
+  for (const WorkerExit &x : ev.exits) {
+    if (x.rank < 0 || !x.has_exitcode || x.exitcode <= 0 || (agent != kNoEntry && x.source != agent)) continue;
+    bool seen = false;
+    for (uint32_t i = 0; i < n && !seen; i++) seen = ranks[i] == x.rank;
+    if (seen) continue;
+    if (n < kMaxRanksListed)
+      ranks[n++] = x.rank, host = n == 1 ? x.host : host;
+    else
+      more++;
+  }
+  if (n == 1) {
+    decide(d, ranks[0], host, "launcher-error-exit",
+           "the root error names no rank; the launcher reports this rank alone exiting with an error (the others it "
+           "stopped)",
+           "medium");
+    return;
+  }
+  if (n < 2) return;
+  std::sort(ranks, ranks + n);
+  Text m(d->alloc);
+  m.add("the root error was printed without a rank, and the launcher reports ranks ");
+  for (uint32_t i = 0; i < n; i++) m.addf("%s%lld", i ? ", " : "", static_cast<long long>(ranks[i]));
+  if (more) m.addf(" and %u more", more);
+  m.add(
+      " exiting with an error together: one of them printed it (a per-rank prefix, torchrun --tee or --log_dir, "
+      "or @record error files would say which)");
+  if (d->missing.size()) d->missing.addc('\n');
+  d->missing.add(m.c_str());
+}
+
 }  // namespace
 
-void attribute_root(const Evidence &ev, const PackView &pack, Diagnosis *d) {
+void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, Diagnosis *d) {
   if (d->verdict == Verdict::kInconclusive) {
     // The root names the suspect, not where the collateral was printed.
     decide_from_job(ev, pack, d);
   } else if (d->root_group >= 0) {
     const Group &g = ev.groups[d->root_group];
+    const fb::Entry *e = g.entry < pack.entry_count() ? pack.entry(g.entry) : nullptr;
+    const bool waited = e && entry_waits_on_peers(e);
+    const int64_t printer = d->group_rank[d->root_group];
     d->root_host = g.host;
-    if (d->group_rank[d->root_group] >= 0)
-      decide_printed(d, d->group_rank[d->root_group], d->group_rank_from[d->root_group]);
+    int64_t r;
+    // The root's printer waited for a peer: the rank that went silent is where
+    // it began, when two or more others reported (one rank's report says
+    // nothing of the rest of the job, whose size is then only the highest
+    // rank seen).
+    if (waited && (r = hung_rank(ev, *d, pack, 2)) >= 0 && r != printer)
+      decide(d, r, Str{}, "hung-rank",
+             "the root error is a wait for other ranks; every other rank reported its failure or timeout, this one "
+             "went silent",
+             "medium");
+    else if (printer >= 0)
+      decide_printed(d, printer, d->group_rank_from[d->root_group]);
+    else if (waited)
+      decide_waited(ev, d);
+    else if ((r = error_file_group_rank(ev, *d, g)) >= 0)
+      decide(d, r, Str{}, "launcher-error-file", "the launcher's failure record of this rank holds the same error", "high");
     else
-      decide_from_job(ev, pack, d);
+      decide_raised(ev, agents, g.source, d);
   } else if (d->root_candidate >= 0) {
     const Candidate &c = ev.candidates[d->root_candidate];
     d->root_host = c.host;
@@ -280,7 +515,7 @@ void attribute_root(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     else if ((r = error_file_rank(ev, c, &host)) >= 0)
       decide(d, r, host, "launcher-error-file", "the launcher's failure record of this rank holds the same exception", "high");
     else
-      decide_from_job(ev, pack, d);
+      decide_raised(ev, agents, c.source, d);
   } else if (d->root_hint >= 0) {
     decide_from_job(ev, pack, d);
   }

@@ -15,7 +15,7 @@ namespace {
 // A log without a failure: how sure that answer is.
 constexpr double kNoFailureConfidence = 0.9;
 // Lines from "terminate called after throwing" to the what() text it prints.
-constexpr uint64_t kWhatLines = 3;
+constexpr uint64_t kWhatLines = 1;
 
 bool contains_id(const flatbuffers::Vector<uint32_t> *v, uint32_t x) {
   if (!v) return false;
@@ -222,7 +222,8 @@ int32_t pick_cause(Ctx &c) {
       line(&d->reasons, "the launcher reports the root's rank killed by a signal");
     }
     for (const LaunchHint &h : c.ev.hints)
-      if (pick < 0 && crashed < 0 && h.rank >= 0 && h.signal == 0 && (pick = earliest_on(h.rank, false)) >= 0) {
+      if (pick < 0 && crashed < 0 && h.rank >= 0 && h.signal == 0 && !several_failed(c.ev, h.source) &&
+          (pick = earliest_on(h.rank, false)) >= 0) {
         d->decided_by = "launcher-root-cause";
         line(&d->reasons, "the launcher's 'Root Cause (first observed failure)' names the same rank");
       }
@@ -416,9 +417,61 @@ void choose_fallback_root(Ctx &c) {
   }
 }
 
+// Whether a group's first line is the launcher's report of a worker's exit:
+// the agent's "failed (exitcode: N)" line, or a line of a failure-table record.
+bool on_exit_report(const Evidence &ev, const Group &g) {
+  for (const WorkerExit &x : ev.exits)
+    if (x.source == g.source &&
+        (x.line == g.first_line || (x.rank >= 0 && g.first_line > x.line && g.first_line - x.line <= kExitRecordReach)))
+      return true;
+  return false;
+}
+
+// A crash signal nothing explains. Such a crash (SIGABRT above all) usually
+// ends an earlier error, so the entries that read it are collateral; but when
+// the launcher saw exactly one rank die by a crash signal, an entry reads its
+// report of that death, and the log holds nothing that could have caused it
+// (no cause, no error the crashed rank printed itself, no wait for peers:
+// timeouts abort their own process), the crash is where the failure began.
+// What other ranks printed (their peer gone) follows from it.
+int32_t lone_crash(Ctx &c) {
+  const Evidence &ev = c.ev;
+  Str host{};
+  const int64_t crashed = signal_exit_rank(ev, &host);
+  if (crashed < 0) return -1;
+  int32_t report = -1;
+  for (size_t i = 0; i < ev.groups.size(); i++) {
+    const Group &g = ev.groups[i];
+    const fb::Entry *e = entry_of(c, g);
+    if (!c.holds[i] || !e || entry_is_generic(e) || e->role() == fb::Role::Symptom) continue;
+    if (entry_waits_on_peers(e) || e->role() == fb::Role::Cause) return -1;
+    const bool typed = e->type() && std::strcmp(e->type()->c_str(), kTypeOther) != 0;
+    if (on_exit_report(ev, g)) {
+      if (c.out->group_rank[i] == crashed && (e->role() == fb::Role::Collateral || e->role() == fb::Role::Wrapper) && typed &&
+          (report < 0 || before(c, g, ev.groups[report]) < 0))
+        report = static_cast<int32_t>(i);
+      continue;
+    }
+    if (e->role() != fb::Role::Wrapper && c.out->group_rank[i] == crashed) return -1;
+  }
+  // An exception no entry knows, printed by the crashed rank or by a rank not named, may be what crashed it.
+  for (const Candidate &x : ev.candidates)
+    if (!x.explained && (x.rank < 0 || x.rank == crashed)) return -1;
+  return report;
+}
+
 void choose_root(Ctx &c) {
   Diagnosis *d = c.out;
   int32_t root = pick_cause(c);
+  if (root < 0 && (root = lone_crash(c)) >= 0) {
+    d->verdict = Verdict::kFailure;
+    d->root_group = root;
+    d->decided_by = "launcher-signal-exit";
+    d->confidence = 0.6;
+    line(&d->reasons,
+         "the launcher reports one rank killed by a crash signal, and the log holds no error that could have caused it");
+    return;
+  }
   if (root < 0) {
     choose_fallback_root(c);
     return;
@@ -494,12 +547,14 @@ RootSite root_site(const Evidence &ev, const Diagnosis &d) {
 
 bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
   Ctx c{ev, pack, d, Vec<uint8_t>(d->alloc), Vec<uint8_t>(d->alloc)};
-  rank_groups(ev, &d->group_rank, &d->group_rank_from);
+  AgentMap agents(ev, d->alloc);
+  rank_groups(ev, &agents, &d->group_rank, &d->group_rank_from);
   compute_holds(c);
-  if (c.holds.failed() || c.present.failed() || d->group_rank.failed() || d->group_rank_from.failed()) return false;
+  if (c.holds.failed() || c.present.failed() || d->group_rank.failed() || d->group_rank_from.failed() || agents.failed())
+    return false;
   find_lagging_rank(ev, d);
   choose_root(c);
-  attribute_root(ev, pack, d);
+  attribute_root(ev, pack, &agents, d);
   note_missing_evidence(c);
   collect_findings(c);
   settle_confidence(c);

@@ -46,6 +46,9 @@ enum class RankFrom : uint8_t {
   kLocalRank,      // one host: the local rank ([default3]:, --log-dir) is the rank
   kWorldOfOne,     // the job has one rank
   kDevice,         // one host, one process per GPU: NCCL's "[N]" device index is the local rank
+  // Set at diagnosis only (never in a partial): the local rank, made global by
+  // the failure table of its own agent (torchrun: rank = base + local rank).
+  kAgentTable,
 };
 
 struct Group {

@@ -361,4 +361,6 @@ bool entry_has_tag(const fb::Entry *e, const char *tag) {
 
 bool entry_is_generic(const fb::Entry *e) { return entry_has_tag(e, kTagGeneric); }
 
+bool entry_waits_on_peers(const fb::Entry *e) { return entry_has_tag(e, kTagWaitsOnPeers); }
+
 }  // namespace faultline

@@ -44,5 +44,7 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
 // failure themselves.
 bool entry_is_generic(const fb::Entry *e);
 bool entry_has_tag(const fb::Entry *e, const char *tag);
+// Whether an entry is tagged `waits-on-peers` (see common/vocabulary.h).
+bool entry_waits_on_peers(const fb::Entry *e);
 
 }  // namespace faultline

@@ -19,6 +19,150 @@ NAN = ("RuntimeError: Rank 3, node VM-0-4-tencentos, device 3, iteration 1: Unex
 IB = ("node-b:{pid}:3905 [0] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> "
       "with status=12 opcode=0 len=0 vendor err 129 (Recv)")
 
+# Real lines of the failure lab's torch 1.13 runs (tests/lab/captured), each
+# group from one capture: the worker's error, the collateral its peers printed,
+# and the agent's report (its SIGTERM of the survivors, its failure table).
+NAN_COMBINED = """Traceback (most recent call last):
+FloatingPointError: Loss became infinite or NaN at iteration=5!
+loss_dict = {'loss_mse': nan}
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:59537
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 16409 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 16410) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_14:18:08
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 16410)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+EXCEPTION_COMBINED = """Traceback (most recent call last):
+RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x65 and 64x512)
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:23190
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:38628
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 15249 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 15250) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-03_14:16:50
+  host      : localhost
+  rank      : 2 (local_rank: 2)
+  exitcode  : 1 (pid: 15251)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_14:16:50
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 15250)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+# The second agent of a two-agent job (exception_2node, tee layout): its local rank 1 is global rank 3.
+SECOND_AGENT_TEE = """[default0]:rank 2/4 local_rank 0 on vm pid 14657
+[default1]:rank 3/4 local_rank 1 on vm pid 14659
+[default1]:Traceback (most recent call last):
+[default1]:RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x65 and 64x512)
+[default0]:Traceback (most recent call last):
+[default0]:RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:32647
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 14657 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 14659) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_14:15:33
+  host      : localhost
+  rank      : 3 (local_rank: 1)
+  exitcode  : 1 (pid: 14659)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+DATALOADER_COMBINED = """Traceback (most recent call last):
+RuntimeError: DataLoader worker (pid 16667) is killed by signal: Killed. 
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:49048
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 16555 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 16556) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_14:18:26
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 16556)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+SIGABRT_COMBINED = """Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:589] Read error [127.0.0.1]:4521: Connection reset by peer
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 16158 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 16157) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+======================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_14:17:40
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : -6 (pid: 16157)
+  error_file: <N/A>
+  traceback : Signal 6 (SIGABRT) received by PID 16157
+======================================================
+"""
+
+# TORCH_DISTRIBUTED_DEBUG=DETAIL (mismatch_debug): each rank reports the first rank whose collective differs from its own.
+MISMATCH_DETAIL = "".join(
+    f"RuntimeError: Detected mismatch between collectives on ranks. Rank {a} is running collective: "
+    f"CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[{sa}], TensorDtypes=Float, TensorDeviceTypes="
+    "TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), requires_grad=false (default), "
+    f"pinned_memory=false (default), memory_format=(nullopt))), but Rank {b} is running collective: "
+    f"CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[{sb}], TensorDtypes=Float, TensorDeviceTypes="
+    "TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), requires_grad=false (default), "
+    "pinned_memory=false (default), memory_format=(nullopt))).\n"
+    for a, sa, b, sb in ((1, 2, 2, 3), (0, 2, 2, 3), (2, 3, 0, 2)))
+
 
 def diagnose_text(text):
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
@@ -71,6 +215,116 @@ class Attribution(unittest.TestCase):
         self.assertEqual(root["type"], "host_oom")
         self.assertEqual(root["rank"], 2)
         self.assertNotEqual(source_of(root), "launcher-first-observed")
+
+
+    def test_local_rank_of_a_second_agent(self):
+        # The second agent's worker [default1] is global rank 3: its agent's table says
+        # "rank : 3 (local_rank: 1)", and torchrun numbers an agent's workers base + local rank.
+        root = diagnose_text(SECOND_AGENT_TEE)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("shape_mismatch", 3))
+        self.assertEqual(source_of(root), "printed-root-error")
+
+    def test_worker_log_belongs_to_the_agent_above_it(self):
+        # torchrun --log_dir of two agents: node1/<run>/attempt_0/1/stderr.log is local rank 1
+        # of the agent whose console is node1/console.log.
+        with tempfile.TemporaryDirectory() as d:
+            tee = SECOND_AGENT_TEE.splitlines(keepends=True)
+            worker = [l[len("[default1]:"):] for l in tee if l.startswith("[default1]:Traceback") or
+                      l.startswith("[default1]:RuntimeError")]
+            console = [l for l in tee if not l.startswith("[default")]
+            for node, text in (("node0", NAN_COMBINED.replace("rank      : 1 (local_rank: 1)",
+                                                              "rank      : 0 (local_rank: 0)")),
+                               ("node1", "".join(console))):
+                os.makedirs(os.path.join(d, node, "run_x", "attempt_0", "1"))
+                with open(os.path.join(d, node, "console.log"), "w") as f:
+                    f.write(text)
+            with open(os.path.join(d, "node1", "run_x", "attempt_0", "1", "stderr.log"), "w") as f:
+                f.write("".join(worker))
+            root = flrun.report(d)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("shape_mismatch", 3))
+
+    def test_unranked_error_of_the_one_rank_that_failed(self):
+        # No prefix on the error; the agent SIGTERMed rank 0 and reports rank 1 alone failing.
+        root = diagnose_text(NAN_COMBINED)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("numerical_instability", 1))
+        self.assertEqual(source_of(root), "launcher-error-exit")
+
+    def test_unranked_error_of_one_of_several_failed_ranks(self):
+        # Ranks 1 and 2 exited in the same monitoring interval: the unprefixed error may be
+        # either's; torchrun's "first observed" is only the lower one. No rank, and say why.
+        report = diagnose_text(EXCEPTION_COMBINED)
+        self.assertEqual(report["root"]["type"], "shape_mismatch")
+        self.assertIsNone(report["root"]["rank"])
+        self.assertTrue(any("ranks 1, 2" in m for m in report["missing_evidence"]), report["missing_evidence"])
+
+    def test_dataloader_worker_killed_without_oom_killer(self):
+        # "is killed by signal: Killed." says SIGKILL, not who sent it: no kernel OOM line, no host_oom.
+        root = diagnose_text(DATALOADER_COMBINED)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("dataloader_worker_died", 1))
+
+    def test_hung_rank_beats_the_printers_of_timeouts(self):
+        # Real run (hang, --log_dir): ranks 0 and 2 time out in gloo in their own logs;
+        # rank 1's log has nothing. The waits name rank 1, not their printers.
+        root = flrun.report(os.path.join(LAB, "hang", "logdir"))["root"]
+        self.assertEqual((root["type"], root["rank"]), ("gloo_error", 1))
+        self.assertEqual(source_of(root), "hung-rank")
+
+    def test_first_observed_of_a_tie_names_no_rank(self):
+        # Real run (mismatch, combined): one unprefixed gloo timeout, and all three ranks
+        # exit with status 1 at once; "first observed" rank 0 is only the lowest of them.
+        root = flrun.report(os.path.join(LAB, "mismatch", "combined.log"))["root"]
+        self.assertEqual(root["type"], "gloo_error")
+        self.assertIsNone(root["rank"])
+
+    def test_first_observed_timeout_is_a_waiter(self):
+        # Another real run of the hang scenario: rank 1 stops; the agent reports rank 0 alone
+        # failing (its gloo timeout) and SIGTERMs ranks 1 and 2, one of which also timed out.
+        # The first rank to fail with a timeout waited: it is not where the hang began.
+        log = """Traceback (most recent call last):
+RuntimeError: Application timeout caused pair closure
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 20000ms for send operation to complete
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 22208 closing signal SIGTERM
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 22210 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 22207) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/wt-lab/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_16:56:50
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 22207)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+        root = diagnose_text(log)["root"]
+        self.assertEqual(root["type"], "gloo_error")
+        self.assertNotEqual(root["rank"], 0)
+
+    def test_mismatch_reports_name_the_odd_rank(self):
+        root = diagnose_text(MISMATCH_DETAIL)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
+
+    def test_lone_sigabrt_is_the_root(self):
+        # Rank 0 aborts and prints nothing; rank 1 loses its gloo peer. Nothing explains the abort.
+        report = diagnose_text(SIGABRT_COMBINED)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual((report["root"]["type"], report["root"]["rank"]), ("segfault", 0))
+
+    def test_sigabrt_after_a_watchdog_timeout_is_not_the_root(self):
+        # The same abort after an NCCL watchdog timeout printed without a rank (an example line
+        # of nccl-watchdog-timeout): the timeout kills its own process; the abort may be its end.
+        wd = ("WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 "
+              "milliseconds before timing out.\n")
+        report = diagnose_text(wd + SIGABRT_COMBINED)
+        self.assertNotEqual(report["root"]["type"], "segfault")
 
 
 if __name__ == "__main__":
