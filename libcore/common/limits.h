@@ -150,6 +150,9 @@ inline constexpr size_t kMaxCandidatesPerSource = FL_MAX_CANDIDATES_PER_SOURCE;
 inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr uint64_t kStackLineGap = FL_STACK_LINE_GAP;
+// An exception line without a traceback before it (an excerpt that lost its
+// top) is a fatal end only among the last lines of its log.
+inline constexpr uint64_t kOrphanTailLines = 2;
 inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxWorkerExits = FL_MAX_WORKER_EXITS;

@@ -97,6 +97,9 @@ void Evidence::end_source(uint32_t source) {
   if (source == live_.source && source < sources.size()) {
     if (live_.python.start_line && !live_.python.closed) close_stack(source, live_.python, CandidateKind::kCutTraceback);
     if (live_.native.start_line) close_stack(source, live_.native, CandidateKind::kNativeStack);
+    const OpenStack &o = live_.orphan;
+    if (o.start_line && sources[source].lines <= o.start_line + kOrphanTailLines)
+      close_stack(source, o, CandidateKind::kException);
   }
   live_ = Live{};
 }
@@ -198,7 +201,17 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
 
 void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host,
                               size_t host_len) {
-  if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) return;
+  if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) {
+    // No traceback before it (the excerpt lost it): it counts only if the
+    // log ends with it (end_source).
+    note_stack_line(&live_.orphan, ev, rank, from, host, host_len, true, false);
+    const fl_capture *x = capture_text(ev, capture::kException);
+    const fl_capture *m = capture_text(ev, capture::kMessage);
+    const char *end = m ? m->value + m->value_len : x ? x->value + x->value_len : nullptr;
+    live_.orphan.frame_len = x ? clip(x->value, static_cast<size_t>(end - x->value), sizeof live_.orphan.frame) : 0;
+    if (x) std::memcpy(live_.orphan.frame, x->value, live_.orphan.frame_len);
+    return;
+  }
   live_.python.closed = true;
   Candidate c;
   c.source = source;

@@ -196,6 +196,7 @@ class Evidence {
   struct Live {
     uint32_t source = kNoEntry;
     OpenStack python, native;
+    OpenStack orphan;             // the last exception line with no traceback before it
     uint64_t traceback_line = 0;  // last "Traceback (most recent call last):"
     uint64_t known_line = 0;      // last line a known entry matched
     uint64_t hint_line = 0;       // open root-cause block, 0 = none

@@ -95,6 +95,18 @@ class FatalEnd(unittest.TestCase):
         self.assertUnknownFailure(report)
         self.assertIn("frame #1", report["root"]["text"])
 
+    def test_exception_line_that_lost_its_traceback(self):
+        # The end of an excerpt whose top was cut (Megatron issue thread): no header, no frames.
+        report = diagnose_text(STEPS + "    self._notify_manager(lambda: self._io.write(b))\nOSError: [Errno 14] Bad address\n")
+        self.assertUnknownFailure(report)
+        self.assertEqual(report["root"]["exception"], "OSError: [Errno 14] Bad address")
+
+    def test_frames_behind_a_label_no_framing_file_knows(self):
+        # NeMo issue excerpt: frames behind "[0]:", the traceback cut short.
+        frames = ('[0]:  File "/workspace/src/3rdparty/Megatron-LM/megatron/core/dist_checkpointing/serialization.py", '
+                  'line 121, in load\n[0]:    validate_sharding_integrity(nested_values(sharded_state_dict))\n')
+        self.assertUnknownFailure(diagnose_text(STEPS + frames))
+
     def test_abort_alone_is_a_crash(self):
         report = diagnose_text(STEPS + "Aborted (core dumped)\n")
         self.assertEqual(report["verdict"], "failure")
@@ -122,6 +134,11 @@ class Survived(unittest.TestCase):
         # Completion, then a crash at exit: that traceback is how the log ends.
         report = diagnose_text(STEPS + TORCHRUN_DONE + DYNAMO)
         self.assertEqual(report["verdict"], "failure")
+
+    def test_exception_line_mid_log_without_traceback(self):
+        # A message that looks like an exception line, then training goes on.
+        report = diagnose_text("OSError: [Errno 14] Bad address\n" + STEPS)
+        self.assertEqual(report["verdict"], "no-failure")
 
     def test_restart_that_recovered(self):
         # torchrun restarted the worker group after a failure and the run then finished.
