@@ -325,15 +325,19 @@ int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack, 
   auto mark = [&](int64_t r) {
     if (r >= 0 && r < world) reported[static_cast<size_t>(r)] = 1;
   };
+  // A hang shows in ranks that waited: exits alone (a rank that raised and
+  // exited 1) say nothing of the ranks that did not report.
+  bool waited = false;
   for (const WorkerExit &x : ev.exits)
     if (x.has_exitcode || x.signal) mark(x.rank);
   for (const Progress &p : ev.progress)
-    if (p.timeout_seq >= 0) mark(p.rank);
+    if (p.timeout_seq >= 0) mark(p.rank), waited = true;
   for (size_t i = 0; i < ev.groups.size(); i++) {
     const Group &g = ev.groups[i];
     const fb::Entry *e = g.entry < pack.entry_count() ? pack.entry(g.entry) : nullptr;
-    if (e && (e->role() == fb::Role::Collateral || entry_waits_on_peers(e))) mark(d.group_rank[i]);
+    if (e && (e->role() == fb::Role::Collateral || entry_waits_on_peers(e))) mark(d.group_rank[i]), waited = true;
   }
+  if (!waited) return -1;
   int64_t missing = -1, seen = 0;
   for (int64_t r = 0; r < world; r++) {
     if (reported[static_cast<size_t>(r)])

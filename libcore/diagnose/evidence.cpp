@@ -317,6 +317,19 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
     live_.record_line = ev->line_number;
     return;
   }
+  // torch.multiprocessing.spawn's "-- Process 3 terminated with the
+  // following error:" re-prints that process's traceback: a record known by
+  // its spawn index (a local rank) only.
+  if (captured_number(ev, capture::kFailedLocalRank, &v) && v >= 0) {
+    WorkerExit x;
+    x.source = source;
+    x.line = ev->line_number;
+    x.local_rank = v;
+    if (!add(x, host, host_len)) return;
+    live_.record = exits.size() - 1;
+    live_.record_line = ev->line_number;
+    return;
+  }
   if (captured_number(ev, capture::kAgentExitcode, &v)) {
     WorkerExit x;
     x.source = source;
@@ -472,6 +485,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   if (g.pid < 0) g.pid = ev->pid;
   if (g.local_rank < 0) g.local_rank = ev->local_rank >= 0 ? ev->local_rank : src.local_rank_hint;
   if (g.local_rank < 0 && captured_number(ev, capture::kLocalRank, &v)) g.local_rank = v;
+  if (g.local_rank < 0 && in_exit_record(ev)) g.local_rank = exits[live_.record].local_rank;
   if (g.device < 0) g.device = ev->device;
   if (g.culprit_rank < 0 && captured_number(ev, capture::kCulpritRank, &v)) g.culprit_rank = v;
 }

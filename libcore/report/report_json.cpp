@@ -1,5 +1,6 @@
 // The JSON report, schema faultline.report/2 (libcore/report/REPORT.md). Fields are
 // only ever added; a change of meaning bumps the schema.
+#include <cstdio>
 #include <cstring>
 
 #include "diagnose/fingerprint.h"
@@ -191,8 +192,10 @@ void root_object(JsonWriter &w, const ReportInput &in) {
       str_or_null(w, "exception", ev, x.kind == CandidateKind::kException ? x.exception : Str{});
     } else {
       const LaunchHint &h = ev.hints[d.root_hint];
-      if (h.has_exitcode) w.kv_num("exitcode", h.exitcode);
-      if (h.signal) w.kv_num("signal", h.signal);
+      // Fields are text, as captured ones are.
+      char num[24];
+      if (h.has_exitcode) std::snprintf(num, sizeof num, "%lld", static_cast<long long>(h.exitcode)), w.kv("exitcode", num);
+      if (h.signal) std::snprintf(num, sizeof num, "%lld", static_cast<long long>(h.signal)), w.kv("signal", num);
       w.end_object();
       where(w, ev, site, "Root Cause (first observed failure) reported by the launcher");
     }

@@ -326,6 +326,45 @@ Root Cause (first observed failure):
         report = diagnose_text(wd + SIGABRT_COMBINED)
         self.assertNotEqual(report["root"]["type"], "segfault")
 
+    def test_one_failed_rank_is_no_hang_of_the_others(self):
+        # torchrun's table names one rank that exited 1 and no other failure: no rank
+        # waited, so the ranks missing from the table did not hang (it used to name rank 0).
+        table = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-03-01_10:00:00
+  host      : 841d68780d16
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 49992)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+        root = diagnose_text(table)["root"]
+        self.assertEqual(root["rank"], 1)
+
+    def test_spawned_process_record(self):
+        # torch.multiprocessing.spawn re-prints the failed process's traceback under
+        # "-- Process N terminated with the following error:" (ColossalAI issue log).
+        log = """torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 3 terminated with the following error:
+Traceback (most recent call last):
+  File "/opt/conda/lib/python3.9/site-packages/torch/multiprocessing/spawn.py", line 59, in _wrap
+    fn(i, *args)
+  File "/opt/conda/lib/python3.9/site-packages/torch/nn/parallel/distributed.py", line 578, in __init__
+    dist._verify_model_across_ranks(self.process_group, parameters)
+RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1640811803361/work/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, unhandled system error, NCCL version 21.0.3
+"""
+        root = diagnose_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("nccl_system_error", 3))
+
 
 if __name__ == "__main__":
     unittest.main()
