@@ -350,8 +350,8 @@ bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
   read_tests(doc, &tmp);
   for (const auto &p : tmp.patterns)
     for (const auto &name : p.parsed.capture_names) {
-      bool ok = false;
-      std::string fields;
+      bool ok = name == kFramingLevel;
+      std::string fields = kFramingLevel;
       for (const char *field : kFrameFieldNames) {
         ok = ok || name == field;
         fields += (fields.empty() ? "" : ", ") + std::string(field);

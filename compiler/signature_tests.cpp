@@ -227,8 +227,11 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
       bool vm_hit = false;
       std::vector<int32_t> slots;
       for (uint32_t p = e->first_pattern(); p < e->first_pattern() + e->pattern_count(); p++) {
-        // Anchored patterns read the message behind the line's prefixes.
-        const size_t at = program_anchored(pack.program(p)) ? matcher.message_start() : 0;
+        // Anchored patterns read the message behind the line's prefixes,
+        // unless a logger header below error level is among them.
+        const bool anchored = program_anchored(pack.program(p));
+        if (anchored && matcher.quiet_header()) continue;
+        const size_t at = anchored ? matcher.message_start() : 0;
         vm_hit = vm_hit || run_program(pack, p, line, &slots, at);
       }
       if (vm_hit != hit)

@@ -17,6 +17,12 @@ enum class FrameField : uint8_t { kRank, kLocalRank, kPid, kDevice, kHost, kTime
 inline constexpr size_t kFrameFieldCount = 6;
 // By FrameField; the first four are numbers, host and time are text.
 inline constexpr const char *kFrameFieldNames[kFrameFieldCount] = {"rank", "local_rank", "pid", "device", "host", "time"};
+// A logger header's severity, captured by framing patterns of loggers (glog's
+// I/W/E/F, Python logging's INFO/WARNING/...). Behind a header below error
+// level the line is a logged record, not a program's own last words: patterns
+// anchored at the message start ("^ImportError: ...", an uncaught exception's
+// line) do not read it.
+inline constexpr const char *kFramingLevel = "level";
 
 // --- Captures of entry patterns that the diagnosis reads (diagnose/evidence.cpp)
 

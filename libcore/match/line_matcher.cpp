@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/vocabulary.h"
 #include "match/literal_filter.h"
 
 namespace faultline {
@@ -16,6 +17,7 @@ LineMatcher::~LineMatcher() {
   alloc_.release(vm_scratch_);
   alloc_.release(dfa_stamp_);
   alloc_.release(dfa_list_);
+  alloc_.release(level_group_);
 }
 
 Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
@@ -36,11 +38,18 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   const size_t dfas = pack->dfa_count() ? pack->dfa_count() : 1;
   dfa_stamp_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
   dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
-  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_)
+  level_group_ = static_cast<int32_t *>(alloc_.allocate_zeroed(words, sizeof(int32_t)));
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_ || !level_group_)
     return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t pieces = pack->pattern(i)->piece_count();
+    const fb::Pattern *pat = pack->pattern(i);
+    uint32_t pieces = pat->piece_count();
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
+    level_group_[i] = -1;
+    if (pat->entry() != kFramingEntry || !pat->capture_names()) continue;
+    for (uint32_t g = 0; g < pat->capture_names()->size(); g++)
+      if (std::strcmp(pat->capture_names()->Get(g)->c_str(), kFramingLevel) == 0 && 2 * (g + 1) + 1 < pat->slot_count())
+        level_group_[i] = static_cast<int32_t>(g + 1);
   }
   return Status::kOk;
 }
@@ -109,6 +118,11 @@ uint32_t LineMatcher::peel_prefixes(const uint8_t *line, size_t len, OnMatch on_
       if (round > 1 && !anchored) continue;
       if (!confirm(prog, line, len, anchored ? at : 0)) continue;
       matches++;
+      if (level_group_[p] > 0) {
+        // Info, warning, debug, verbose, trace: a record the program logged.
+        const int32_t a = slots_[2 * level_group_[p]];
+        if (a >= 0 && static_cast<size_t>(a) < len && line[a] && std::strchr("IWDVT", line[a])) quiet_header_ = true;
+      }
       on_match(ctx, p, slots_);
       if (anchored && static_cast<uint32_t>(slots_[1]) > next) next = static_cast<uint32_t>(slots_[1]);
     }
@@ -125,6 +139,7 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
   touched_count_ = 0;
   complete_count_ = 0;
   message_start_ = 0;
+  quiet_header_ = false;
   const LiteralFilterView &lf = pack_->literals;
   if (lf.usable && !frame_always) {
     // Only the DFAs of the keys this line holds; most lines hold none.
@@ -168,7 +183,9 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
     // A pattern anchored at the line start reads the message behind the
     // prefixes: "^Killed" holds behind "[rank3]: " or a timestamp too.
     ProgramView prog = pack_->program(p);
-    const uint32_t at = program_anchored(prog) ? message_start_ : 0;
+    const bool anchored = program_anchored(prog);
+    if (anchored && quiet_header_) continue;
+    const uint32_t at = anchored ? message_start_ : 0;
     if (confirm(prog, line, len, at)) {
       matches++;
       on_match(ctx, p, slots_);

@@ -39,6 +39,9 @@ class LineMatcher {
   // Where the message of the line last matched begins: past every framing
   // prefix peeled off its front (0 when none).
   uint32_t message_start() const { return message_start_; }
+  // Whether those prefixes include a logger header below error level
+  // (framing capture `level`): anchored entry patterns do not read behind it.
+  bool quiet_header() const { return quiet_header_; }
 
   // Lines that passed the literal filter (or all, without one) and ran the DFAs.
   uint64_t candidate_lines() const { return candidate_lines_; }
@@ -53,6 +56,8 @@ class LineMatcher {
   uint32_t *complete_ = nullptr;  // patterns whose pieces were all seen, in order
   uint32_t complete_count_ = 0;
   int32_t *slots_ = nullptr;
+  int32_t *level_group_ = nullptr;  // per pattern: its `level` capture group, -1 = none
+  bool quiet_header_ = false;       // the line's prefixes include a logger header below error level
   void *vm_scratch_ = nullptr;
   uint64_t candidate_lines_ = 0;
   uint32_t message_start_ = 0;

@@ -135,6 +135,15 @@ class Survived(unittest.TestCase):
         report = diagnose_text(STEPS + TORCHRUN_DONE + DYNAMO)
         self.assertEqual(report["verdict"], "failure")
 
+    def test_logged_warning_is_no_uncaught_exception(self):
+        # torch._inductor logs a failed optional import at W level (TORCH_LOGS' glog-style header)
+        # and goes on: behind a logger header below error level, "ImportError: ..." is a record.
+        warning = ("W0501 10:00:00.123456 1234 torch/_inductor/utils.py:1000] ImportError: cannot import name "
+                   "'triton_key' from 'triton.compiler.compiler' (/usr/lib/python3/dist-packages/triton/compiler/compiler.py)\n")
+        self.assertEqual(diagnose_text(STEPS + warning)["verdict"], "no-failure")
+        # The same at E level is the process's error.
+        self.assertEqual(diagnose_text(STEPS + "E" + warning[1:])["verdict"], "failure")
+
     def test_exception_line_mid_log_without_traceback(self):
         # A message that looks like an exception line, then training goes on.
         report = diagnose_text("OSError: [Errno 14] Bad address\n" + STEPS)
