@@ -481,6 +481,19 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
 
 }  // namespace
 
+// Another rank printed the root's error in another log, and nothing orders
+// the two (a timestamp on each): which came first is unknown, and the lower
+// rank number is no evidence.
+bool printed_by_another_rank_unordered(const Evidence &ev, const Diagnosis &d, const Group &root, int64_t printer) {
+  for (size_t i = 0; i < ev.groups.size(); i++) {
+    const Group &g = ev.groups[i];
+    const int64_t r = d.group_rank[i];
+    if (&g == &root || g.entry != root.entry || r < 0 || r == printer || g.source == root.source) continue;
+    if (g.first_time.len == 0 || root.first_time.len == 0) return true;
+  }
+  return false;
+}
+
 void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, Diagnosis *d) {
   if (d->verdict == Verdict::kInconclusive) {
     // The root names the suspect, not where the collateral was printed.
@@ -501,8 +514,10 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
              "the root error is a wait for other ranks; every other rank reported its failure or timeout, this one "
              "went silent",
              "medium");
-    else if (printer >= 0)
+    else if (printer >= 0 && !printed_by_another_rank_unordered(ev, *d, g, printer))
       decide_printed(d, printer, d->group_rank_from[d->root_group]);
+    else if (printer >= 0)
+      ;  // the ranks that printed it are listed (root.ranks); none is known to be first
     else if (waited)
       decide_waited(ev, d);
     else if ((r = error_file_group_rank(ev, *d, g)) >= 0)

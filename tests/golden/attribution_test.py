@@ -365,6 +365,15 @@ RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1640811803361/work/tor
         root = diagnose_text(log)["root"]
         self.assertEqual((root["type"], root["rank"]), ("nccl_system_error", 3))
 
+    def test_same_error_in_two_unordered_logs_names_no_rank(self):
+        # A real lab run (mismatch, --log_dir, captured in CI): ranks 1 and 2 both time out in
+        # gloo, each in its own stderr.log without timestamps. Nothing says which came first:
+        # no rank, never the lower number (it used to be rank 1).
+        root = flrun.report(os.path.join(flrun.HERE, "tie", "mismatch-logdir"))["root"]
+        self.assertEqual(root["type"], "gloo_error")
+        self.assertIsNone(root["rank"])
+        self.assertEqual(sorted(root["ranks"]), [1, 2])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -13,7 +13,8 @@ import unittest
 
 import flrun
 
-HEALTHY_NODE = os.path.join(flrun.SHARED, "corpus", "healthy", "pytorch-nccl-mlperf31-dell-maskrcnn.log")
+# The first 400 lines of a healthy one-node MLPerf run (README.md here: source and licence).
+HEALTHY_NODE = os.path.join(flrun.HERE, "context", "dell-maskrcnn-start.log")
 LAB = os.path.join(os.path.dirname(flrun.HERE), "lab", "captured")
 # An eval log's watchdog timeout (PyTorch 2.x).
 TIMEOUT = ("[rank0]:[E515 18:36:47.341808597 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
