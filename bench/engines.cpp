@@ -36,18 +36,21 @@ namespace {
 // faultline: the C API as an embedder uses it, events counted.
 class Faultline : public Engine {
  public:
-  explicit Faultline(size_t chunk) : chunk_(chunk) {
-    // FAULTLINE_PACK: another pack (flc compile --stride N ...) to compare.
-    const char *path = std::getenv("FAULTLINE_PACK");
-    const fl_status st =
-        path && *path ? fl_pack_open_file(path, nullptr, &pack_, nullptr, 0) : fl_pack_open_default(nullptr, &pack_, nullptr, 0);
+  Faultline(size_t chunk, const std::string &pack_path, std::string name, bool counts)
+      : chunk_(chunk), name_(std::move(name)), counts_(counts) {
+    // FAULTLINE_PACK: another pack (flc compile --stride N ...) in place of the shipped one.
+    const char *env = std::getenv("FAULTLINE_PACK");
+    const std::string path = !pack_path.empty() ? pack_path : env && *env ? env : "";
+    const fl_status st = !path.empty() ? fl_pack_open_file(path.c_str(), nullptr, &pack_, nullptr, 0)
+                                       : fl_pack_open_default(nullptr, &pack_, nullptr, 0);
     if (st != FL_OK || fl_scanner_create(pack_, nullptr, &scanner_) != FL_OK) std::abort();
   }
   ~Faultline() override {
     fl_scanner_free(scanner_);
     fl_pack_free(pack_);
   }
-  std::string name() const override { return "faultline"; }
+  std::string name() const override { return name_; }
+  bool counts() const override { return counts_; }
   uint64_t scan(const std::string &text) override {
     uint64_t events = 0;
     auto count = [](void *ctx, const fl_event *) { return ++*static_cast<uint64_t *>(ctx), 0; };
@@ -59,6 +62,8 @@ class Faultline : public Engine {
 
  private:
   size_t chunk_;
+  std::string name_;
+  bool counts_;
   fl_pack *pack_ = nullptr;
   fl_scanner *scanner_ = nullptr;
 };
@@ -211,7 +216,9 @@ class Re2Set : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_faultline(size_t chunk_bytes) { return std::make_unique<Faultline>(chunk_bytes); }
+std::unique_ptr<Engine> make_faultline(size_t chunk_bytes, const std::string &pack_path, const std::string &name, bool counts) {
+  return std::make_unique<Faultline>(chunk_bytes, pack_path, name, counts);
+}
 std::unique_ptr<Engine> make_memchr() { return std::make_unique<Memchr>(); }
 
 std::unique_ptr<Engine> make_vectorscan_block(const std::vector<std::string> &patterns, std::string *why) {

@@ -1,5 +1,5 @@
 // The engines the benchmark compares on the same bytes: faultline's scanner
-// with the default pack, Vectorscan (block and streaming), RE2::Set, and the
+// with the entry patterns alone and with the shipped pack, Vectorscan (block and streaming), RE2::Set, and the
 // memchr ceiling. Each counts matches the same way: (line, pattern) pairs of
 // the pack's entry patterns.
 #pragma once
@@ -24,7 +24,10 @@ class Engine {
 // Patterns exported by `flc export`: index i is the pack's pattern i.
 std::vector<std::string> read_exported_patterns(const std::string &path);
 
-std::unique_ptr<Engine> make_faultline(size_t chunk_bytes);
+// `pack_path` empty: the shipped default pack (or $FAULTLINE_PACK). `counts`:
+// whether its count is comparable with the baselines' (a pack without
+// framing, where '^' is the line start as in the exported patterns).
+std::unique_ptr<Engine> make_faultline(size_t chunk_bytes, const std::string &pack_path, const std::string &name, bool counts);
 std::unique_ptr<Engine> make_memchr();
 // nullptr (and a message in *why) when not built or the patterns do not compile.
 std::unique_ptr<Engine> make_vectorscan_block(const std::vector<std::string> &patterns, std::string *why);

@@ -49,6 +49,7 @@ const char kUsage[] =
     "  --jobs N              Ragel runs in parallel (default 2)\n"
     "  --emit-ragel DIR      also write each DFA's Ragel source to DIR (compile)\n"
     "  --stride N            literal filter stride 1-8 (compile, literals; default: the cheapest by flc's estimate)\n"
+    "  --no-framing          compile without framing/ (compile): '^' is the line start, as in the exported patterns\n"
     "  --eval DIR            a folder of logs with labels.jsonl (coverage; repeatable)\n"
     "\n"
     "examples:\n"
@@ -61,6 +62,7 @@ const char kUsage[] =
 struct Args {
   std::string command, input, output, emit_ragel;
   bool strict = false;
+  bool no_framing = false;
   uint32_t stride = 0;
   BuildOptions build;
   std::vector<std::string> evals;
@@ -102,6 +104,8 @@ Args parse_args(int argc, char **argv) {
       a.build.emit_ragel_dir = value("--emit-ragel");
     else if (s == "--strict")
       a.strict = true;
+    else if (s == "--no-framing")
+      a.no_framing = true;
     else if (s == "--stride")
       a.stride = a.build.literal_stride = std::min<uint32_t>(number("--stride"), 8);
     else if (s == "--eval")
@@ -168,7 +172,7 @@ Library load_or_exit(const Args &a, Diagnostics *diags) {
   if (a.input.empty()) usage_error(a.command + " needs a signatures directory");
   Library lib;
   lib.sigs = load_signatures(a.input, LoadOptions{}, diags);
-  lib.framings = load_framings(a.input, LoadOptions{}, diags);
+  if (!a.no_framing) lib.framings = load_framings(a.input, LoadOptions{}, diags);
   if (diags->has_errors()) {
     diags->print();
     std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
