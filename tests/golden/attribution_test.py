@@ -164,15 +164,6 @@ MISMATCH_DETAIL = "".join(
     for a, sa, b, sb in ((1, 2, 2, 3), (0, 2, 2, 3), (2, 3, 0, 2)))
 
 
-def diagnose_text(text):
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write(text)
-    try:
-        return flrun.report(f.name)
-    finally:
-        os.unlink(f.name)
-
-
 def source_of(root):
     return (root.get("rank_evidence") or {}).get("source")
 
@@ -180,24 +171,24 @@ def source_of(root):
 class Attribution(unittest.TestCase):
     def test_prefix_behind_a_timestamp(self):
         # A collector's timestamp in front of the rank prefix used to hide the rank.
-        root = diagnose_text("2025-01-02 03:04:05 " + OOM + "\n")["root"]
+        root = flrun.report_text("2025-01-02 03:04:05 " + OOM + "\n")["root"]
         self.assertEqual(root["type"], "cuda_oom")
         self.assertEqual(root["rank"], 11)
         self.assertEqual(source_of(root), "printed-root-error")
 
     def test_prefix_behind_a_pod_label_and_a_host_label(self):
-        root = diagnose_text("[pod/trainer-1/pytorch] node17: " + OOM + "\n")["root"]
+        root = flrun.report_text("[pod/trainer-1/pytorch] node17: " + OOM + "\n")["root"]
         self.assertEqual((root["rank"], root["host"]), (11, "node17"))
 
     def test_rank_stated_in_the_message(self):
-        root = diagnose_text(NAN + "\n")["root"]
+        root = flrun.report_text(NAN + "\n")["root"]
         self.assertEqual(root["type"], "numerical_instability")
         self.assertEqual(root["rank"], 3)
         self.assertEqual(source_of(root), "printed-root-error")
 
     def test_nccl_device_is_not_a_rank(self):
         # Two processes of one host both print device [0] (one visible GPU each): [0] is no rank.
-        report = diagnose_text(IB.format(pid=3468) + "\n" + IB.format(pid=3470) + "\n")
+        report = flrun.report_text(IB.format(pid=3468) + "\n" + IB.format(pid=3470) + "\n")
         self.assertEqual(report["root"]["type"], "nccl_ib_error")
         self.assertIsNone(report["root"]["rank"])
 
@@ -220,7 +211,7 @@ class Attribution(unittest.TestCase):
     def test_local_rank_of_a_second_agent(self):
         # The second agent's worker [default1] is global rank 3: its agent's table says
         # "rank : 3 (local_rank: 1)", and torchrun numbers an agent's workers base + local rank.
-        root = diagnose_text(SECOND_AGENT_TEE)["root"]
+        root = flrun.report_text(SECOND_AGENT_TEE)["root"]
         self.assertEqual((root["type"], root["rank"]), ("shape_mismatch", 3))
         self.assertEqual(source_of(root), "printed-root-error")
 
@@ -245,21 +236,21 @@ class Attribution(unittest.TestCase):
 
     def test_unranked_error_of_the_one_rank_that_failed(self):
         # No prefix on the error; the agent SIGTERMed rank 0 and reports rank 1 alone failing.
-        root = diagnose_text(NAN_COMBINED)["root"]
+        root = flrun.report_text(NAN_COMBINED)["root"]
         self.assertEqual((root["type"], root["rank"]), ("numerical_instability", 1))
         self.assertEqual(source_of(root), "launcher-error-exit")
 
     def test_unranked_error_of_one_of_several_failed_ranks(self):
         # Ranks 1 and 2 exited in the same monitoring interval: the unprefixed error may be
         # either's; torchrun's "first observed" is only the lower one. No rank, and say why.
-        report = diagnose_text(EXCEPTION_COMBINED)
+        report = flrun.report_text(EXCEPTION_COMBINED)
         self.assertEqual(report["root"]["type"], "shape_mismatch")
         self.assertIsNone(report["root"]["rank"])
         self.assertTrue(any("ranks 1, 2" in m for m in report["missing_evidence"]), report["missing_evidence"])
 
     def test_dataloader_worker_killed_without_oom_killer(self):
         # "is killed by signal: Killed." says SIGKILL, not who sent it: no kernel OOM line, no host_oom.
-        root = diagnose_text(DATALOADER_COMBINED)["root"]
+        root = flrun.report_text(DATALOADER_COMBINED)["root"]
         self.assertEqual((root["type"], root["rank"]), ("dataloader_worker_died", 1))
 
     def test_hung_rank_beats_the_printers_of_timeouts(self):
@@ -304,17 +295,17 @@ Root Cause (first observed failure):
   traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
 ============================================================
 """
-        root = diagnose_text(log)["root"]
+        root = flrun.report_text(log)["root"]
         self.assertEqual(root["type"], "gloo_error")
         self.assertNotEqual(root["rank"], 0)
 
     def test_mismatch_reports_name_the_odd_rank(self):
-        root = diagnose_text(MISMATCH_DETAIL)["root"]
+        root = flrun.report_text(MISMATCH_DETAIL)["root"]
         self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
 
     def test_lone_sigabrt_is_the_root(self):
         # Rank 0 aborts and prints nothing; rank 1 loses its gloo peer. Nothing explains the abort.
-        report = diagnose_text(SIGABRT_COMBINED)
+        report = flrun.report_text(SIGABRT_COMBINED)
         self.assertEqual(report["verdict"], "failure")
         self.assertEqual((report["root"]["type"], report["root"]["rank"]), ("segfault", 0))
 
@@ -323,7 +314,7 @@ Root Cause (first observed failure):
         # of nccl-watchdog-timeout): the timeout kills its own process; the abort may be its end.
         wd = ("WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 "
               "milliseconds before timing out.\n")
-        report = diagnose_text(wd + SIGABRT_COMBINED)
+        report = flrun.report_text(wd + SIGABRT_COMBINED)
         self.assertNotEqual(report["root"]["type"], "segfault")
 
     def test_one_failed_rank_is_no_hang_of_the_others(self):
@@ -346,7 +337,7 @@ Root Cause (first observed failure):
   traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
 ============================================================
 """
-        root = diagnose_text(table)["root"]
+        root = flrun.report_text(table)["root"]
         self.assertEqual(root["rank"], 1)
 
     def test_spawned_process_record(self):
@@ -362,7 +353,7 @@ Traceback (most recent call last):
     dist._verify_model_across_ranks(self.process_group, parameters)
 RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1640811803361/work/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, unhandled system error, NCCL version 21.0.3
 """
-        root = diagnose_text(log)["root"]
+        root = flrun.report_text(log)["root"]
         self.assertEqual((root["type"], root["rank"]), ("nccl_system_error", 3))
 
     def test_same_error_in_two_unordered_logs_names_no_rank(self):

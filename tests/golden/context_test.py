@@ -8,7 +8,6 @@
 Every line is real: a healthy single-node MLPerf log's NCCL start-up, a real
 watchdog timeout, and real torchrun runs of the failure lab."""
 import os
-import tempfile
 import unittest
 
 import flrun
@@ -32,32 +31,23 @@ def head(path, lines):
         return "".join(f.readline() for _ in range(lines))
 
 
-def diagnose_text(text):
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write(text)
-    try:
-        return flrun.report(f.name)
-    finally:
-        os.unlink(f.name)
-
-
 class Context(unittest.TestCase):
     def test_lo_on_one_node_is_no_wrong_interface(self):
         start = head(HEALTHY_NODE, 400)
         self.assertIn("NET/Socket : Using [0]lo:127.0.0.1", start)
-        root = diagnose_text(start + TIMEOUT)["root"]
+        root = flrun.report_text(start + TIMEOUT)["root"]
         self.assertEqual(root["type"], "nccl_timeout")
 
     def test_lo_in_a_job_of_two_nodes_is_still_the_wrong_interface(self):
         # The same node's lines, in a job NCCL says spans two nodes.
         start = head(HEALTHY_NODE, 400)
-        root = diagnose_text(TWO_NODES + start + TIMEOUT)["root"]
+        root = flrun.report_text(TWO_NODES + start + TIMEOUT)["root"]
         self.assertEqual(root["type"], "nccl_network_config")
 
     def test_bind_fallback_in_a_run_that_completes(self):
         with open(os.path.join(LAB, "healthy", "combined.log")) as f:
             healthy = f.read()
-        report = diagnose_text(BIND_WARNING + healthy)
+        report = flrun.report_text(BIND_WARNING + healthy)
         self.assertEqual(report["verdict"], "no-failure")
 
     def test_port_in_use_that_stopped_the_run(self):

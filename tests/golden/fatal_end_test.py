@@ -7,8 +7,6 @@ report of a failed worker) is a failure even when no entry explains it; a
 traceback the run survived (it went on to complete) is not. The exception,
 frame and launcher lines are real (sources beside each); the training lines
 around them only place them in a log."""
-import os
-import tempfile
 import unittest
 
 import flrun
@@ -65,15 +63,6 @@ TORCHRUN_DONE = ("INFO:torch.distributed.elastic.agent.server.api:[default] work
                  "Waiting 300 seconds for other agents to finish.\n")
 
 
-def diagnose_text(text):
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write(text)
-    try:
-        return flrun.report(f.name)
-    finally:
-        os.unlink(f.name)
-
-
 class FatalEnd(unittest.TestCase):
     def assertUnknownFailure(self, report):
         self.assertEqual(report["verdict"], "failure")
@@ -81,23 +70,23 @@ class FatalEnd(unittest.TestCase):
         self.assertTrue(report["root"]["template"])
 
     def test_traceback_cut_short(self):
-        report = diagnose_text(STEPS + CUT_TRACEBACK)
+        report = flrun.report_text(STEPS + CUT_TRACEBACK)
         self.assertUnknownFailure(report)
         self.assertEqual(report["root"]["rank"], 9)
         self.assertIn("create_cudagraphs", report["root"]["text"])
 
     def test_exception_class_without_error_suffix(self):
-        report = diagnose_text(STEPS + DYNAMO)
+        report = flrun.report_text(STEPS + DYNAMO)
         self.assertUnknownFailure(report)
 
     def test_cpp_stack_without_its_message(self):
-        report = diagnose_text(STEPS + NATIVE)
+        report = flrun.report_text(STEPS + NATIVE)
         self.assertUnknownFailure(report)
         self.assertIn("frame #1", report["root"]["text"])
 
     def test_exception_line_that_lost_its_traceback(self):
         # The end of an excerpt whose top was cut (Megatron issue thread): no header, no frames.
-        report = diagnose_text(STEPS + "    self._notify_manager(lambda: self._io.write(b))\nOSError: [Errno 14] Bad address\n")
+        report = flrun.report_text(STEPS + "    self._notify_manager(lambda: self._io.write(b))\nOSError: [Errno 14] Bad address\n")
         self.assertUnknownFailure(report)
         self.assertEqual(report["root"]["exception"], "OSError: [Errno 14] Bad address")
 
@@ -105,34 +94,34 @@ class FatalEnd(unittest.TestCase):
         # NeMo issue excerpt: frames behind "[0]:", the traceback cut short.
         frames = ('[0]:  File "/workspace/src/3rdparty/Megatron-LM/megatron/core/dist_checkpointing/serialization.py", '
                   'line 121, in load\n[0]:    validate_sharding_integrity(nested_values(sharded_state_dict))\n')
-        self.assertUnknownFailure(diagnose_text(STEPS + frames))
+        self.assertUnknownFailure(flrun.report_text(STEPS + frames))
 
     def test_abort_alone_is_a_crash(self):
-        report = diagnose_text(STEPS + "Aborted (core dumped)\n")
+        report = flrun.report_text(STEPS + "Aborted (core dumped)\n")
         self.assertEqual(report["verdict"], "failure")
         self.assertEqual(report["root"]["type"], "segfault")
 
     def test_abort_after_watchdog_timeout_is_the_timeout(self):
-        report = diagnose_text(STEPS + WATCHDOG_ABORT)
+        report = flrun.report_text(STEPS + WATCHDOG_ABORT)
         self.assertEqual(report["root"]["type"], "nccl_timeout")
 
     def test_launcher_exit_alone_is_a_failure(self):
-        report = diagnose_text(STEPS + AGENT_EXIT)
+        report = flrun.report_text(STEPS + AGENT_EXIT)
         self.assertEqual(report["verdict"], "failure")
 
 
 class Survived(unittest.TestCase):
     def test_traceback_then_trainer_completion(self):
-        report = diagnose_text(STEPS + SURVIVED + "step 200 loss 0.5\n" + HF_DONE)
+        report = flrun.report_text(STEPS + SURVIVED + "step 200 loss 0.5\n" + HF_DONE)
         self.assertEqual(report["verdict"], "no-failure")
 
     def test_traceback_then_torchrun_success(self):
-        report = diagnose_text(STEPS + SURVIVED + TORCHRUN_DONE)
+        report = flrun.report_text(STEPS + SURVIVED + TORCHRUN_DONE)
         self.assertEqual(report["verdict"], "no-failure")
 
     def test_completion_before_the_traceback_does_not_excuse_it(self):
         # Completion, then a crash at exit: that traceback is how the log ends.
-        report = diagnose_text(STEPS + TORCHRUN_DONE + DYNAMO)
+        report = flrun.report_text(STEPS + TORCHRUN_DONE + DYNAMO)
         self.assertEqual(report["verdict"], "failure")
 
     def test_logged_warning_is_no_uncaught_exception(self):
@@ -140,20 +129,20 @@ class Survived(unittest.TestCase):
         # and goes on: behind a logger header below error level, "ImportError: ..." is a record.
         warning = ("W0501 10:00:00.123456 1234 torch/_inductor/utils.py:1000] ImportError: cannot import name "
                    "'triton_key' from 'triton.compiler.compiler' (/usr/lib/python3/dist-packages/triton/compiler/compiler.py)\n")
-        self.assertEqual(diagnose_text(STEPS + warning)["verdict"], "no-failure")
+        self.assertEqual(flrun.report_text(STEPS + warning)["verdict"], "no-failure")
         # The same at E level is the process's error.
-        self.assertEqual(diagnose_text(STEPS + "E" + warning[1:])["verdict"], "failure")
+        self.assertEqual(flrun.report_text(STEPS + "E" + warning[1:])["verdict"], "failure")
 
     def test_exception_line_mid_log_without_traceback(self):
         # A message that looks like an exception line, then training goes on.
-        report = diagnose_text("OSError: [Errno 14] Bad address\n" + STEPS)
+        report = flrun.report_text("OSError: [Errno 14] Bad address\n" + STEPS)
         self.assertEqual(report["verdict"], "no-failure")
 
     def test_restart_that_recovered(self):
         # torchrun restarted the worker group after a failure and the run then finished.
         restart = ("WARNING:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. "
                    "3/3 attempts left; will restart worker group\n")
-        report = diagnose_text(STEPS + DYNAMO + restart + STEPS + TORCHRUN_DONE)
+        report = flrun.report_text(STEPS + DYNAMO + restart + STEPS + TORCHRUN_DONE)
         self.assertEqual(report["verdict"], "no-failure")
 
 

@@ -3,6 +3,7 @@ every JSON report it prints against libcore/report/report.schema.json."""
 import json
 import os
 import subprocess
+import tempfile
 
 import jsonschema
 
@@ -41,3 +42,13 @@ def report(*inputs, extra=()):
 def labels(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def report_text(text):
+    """Diagnoses `text` written to a temporary .log file; returns the validated report."""
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        f.write(text)
+    try:
+        return report(f.name)
+    finally:
+        os.unlink(f.name)
