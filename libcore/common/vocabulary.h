@@ -120,6 +120,10 @@ inline constexpr const char *kTagCompletion = "completion";
 // one reported a failure, the silent one is where the failure began, not the
 // printer; and such a wait, not a lone crash signal, is what kills a process.
 inline constexpr const char *kTagWaitsOnPeers = "waits-on-peers";
+// Symptom entries tagged `early-warning` are the run going bad (an fp16
+// overflow streak into the low loss scales): a sign while the run goes on, the
+// failure when it is the last thing the log holds.
+inline constexpr const char *kTagEarlyWarning = "early-warning";
 // The type of entries that do not say what kind of failure they report.
 inline constexpr const char *kTypeOther = "other";
 

@@ -282,6 +282,36 @@ int64_t signal_exit_rank(const Evidence &ev, Str *host) {
 
 namespace {
 
+// Two different hosts among the lines read or the launcher's records.
+bool hosts_differ(const Evidence &ev) {
+  Str first{};
+  auto differs = [&](Str h) {
+    if (h.len == 0) return false;
+    if (first.len == 0) first = h;
+    return !ev.str_eq(first, ev.str(h), h.len);
+  };
+  for (const Group &g : ev.groups)
+    if (differs(g.host)) return true;
+  for (const WorkerExit &x : ev.exits)
+    if (differs(x.host)) return true;
+  return false;
+}
+
+// The root error printed again in the same log on a line that names one
+// rank: PyTorch's NCCL watchdog restates the CUDA error that ended its
+// process as "[Rank 1] NCCL watchdog thread terminated with exception: ...".
+// Lines of two different ranks say nothing of which was first.
+int64_t restated_rank(const Evidence &ev, const Diagnosis &d, const Group &root) {
+  int64_t rank = -1;
+  for (size_t i = 0; i < ev.groups.size() && i < d.group_rank.size(); i++) {
+    const Group &g = ev.groups[i];
+    if (&g == &root || g.entry != root.entry || g.source != root.source || d.group_rank[i] < 0) continue;
+    if (rank >= 0 && rank != d.group_rank[i]) return -1;
+    rank = d.group_rank[i];
+  }
+  return rank;
+}
+
 // The rank whose failure record (the error file torchrun prints in its
 // table) holds the same exception as the root.
 int64_t error_file_rank(const Evidence &ev, const Candidate &root, Str *host) {
@@ -436,6 +466,9 @@ void decide_waited(const Evidence &ev, Diagnosis *d) {
 // within one monitoring interval, lowest first), the line cannot say which:
 // no rank, and the missing evidence says so.
 void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagnosis *d) {
+  // On one node a worker's local rank is its rank: old torchrun agents
+  // report only "failed (exitcode: 1) local_rank: 0".
+  const bool one_node = ev.nodes() <= 1 && !hosts_differ(ev);
   Str host{};
   int64_t r;
   if ((r = signal_exit_rank(ev, &host)) >= 0) {
@@ -450,12 +483,13 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
   int64_t ranks[kMaxRanksListed];
   uint32_t n = 0, more = 0;
   for (const WorkerExit &x : ev.exits) {
-    if (x.rank < 0 || !x.has_exitcode || x.exitcode <= 0 || (agent != kNoEntry && x.source != agent)) continue;
+    const int64_t rank = x.rank >= 0 ? x.rank : one_node ? x.local_rank : -1;
+    if (rank < 0 || !x.has_exitcode || x.exitcode <= 0 || (agent != kNoEntry && x.source != agent)) continue;
     bool seen = false;
-    for (uint32_t i = 0; i < n && !seen; i++) seen = ranks[i] == x.rank;
+    for (uint32_t i = 0; i < n && !seen; i++) seen = ranks[i] == rank;
     if (seen) continue;
     if (n < kMaxRanksListed)
-      ranks[n++] = x.rank, host = n == 1 ? x.host : host;
+      ranks[n++] = rank, host = n == 1 ? x.host : host;
     else
       more++;
   }
@@ -522,6 +556,9 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
       decide_waited(ev, d);
     else if ((r = error_file_group_rank(ev, *d, g)) >= 0)
       decide(d, r, Str{}, "launcher-error-file", "the launcher's failure record of this rank holds the same error", "high");
+    else if ((r = restated_rank(ev, *d, g)) >= 0)
+      decide(d, r, Str{}, "printed-root-error", "the same error is restated in this log on a line that names this rank",
+             "medium");
     else
       decide_raised(ev, agents, g.source, d);
   } else if (d->root_candidate >= 0) {

@@ -352,6 +352,22 @@ bool follows_collateral(const Ctx &c, size_t wrapper) {
   return false;
 }
 
+// A warning sign the log ends in: its last line is within the last lines of
+// its source and no completion follows it. A run that went on would have
+// printed something after it (a step, a checkpoint, its completion).
+int32_t warning_at_end(const Ctx &c) {
+  int32_t best = -1;
+  for (size_t i = 0; i < c.ev.groups.size(); i++) {
+    const Group &g = c.ev.groups[i];
+    const fb::Entry *e = entry_of(c, g);
+    if (!c.holds[i] || !e || e->role() != fb::Role::Symptom || !entry_has_tag(e, kTagEarlyWarning)) continue;
+    const SourceRec &src = c.ev.sources[g.source];
+    if (src.completed_line > g.last_line || g.last_line + kOrphanTailLines < src.lines) continue;
+    if (best < 0 || before(c, g, c.ev.groups[best]) < 0) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
 // Without a known cause, the best of what else the log holds: a wrapper that
 // names the failure's kind, an uncaught exception no entry knows, collateral
 // only (inconclusive: the cause is in another log), or the launcher's exit report.
@@ -414,6 +430,12 @@ void choose_fallback_root(Ctx &c) {
     }
     d->confidence = 0.25;
     line(&d->reasons, "only the launcher's report of a failed worker is in the log; the worker's own error is not");
+  } else if (int32_t warn = warning_at_end(c); warn >= 0) {
+    d->verdict = Verdict::kFailure;
+    d->root_group = warn;
+    d->decided_by = "warning-at-end";
+    d->confidence = 0.3;
+    line(&d->reasons, "the log ends during a warning sign of failure; nothing after it shows the run going on");
   }
 }
 

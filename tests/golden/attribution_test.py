@@ -240,6 +240,31 @@ class Attribution(unittest.TestCase):
         self.assertEqual((root["type"], root["rank"]), ("numerical_instability", 1))
         self.assertEqual(source_of(root), "launcher-error-exit")
 
+    def test_unranked_error_restated_with_its_rank(self):
+        # The error printed without a prefix, then the NCCL watchdog of the same process restating
+        # it behind the default group's prefix (torch 2.x format; the CUDA message is c10's).
+        text = ("step 10 loss 2.0\nRuntimeError: CUDA error: an illegal memory access was encountered\n"
+                "[rank1]:[E1003 22:26:03.555683286 ProcessGroupNCCL.cpp:1575] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+                "Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n")
+        root = flrun.report_text(text)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("cuda_illegal_access", 1))
+        # Restated by two ranks: neither is known to be first.
+        two = text + text.splitlines(True)[2].replace("rank1]", "rank2]").replace("Rank 1]", "Rank 2]")
+        self.assertIsNone(flrun.report_text(two)["root"]["rank"])
+
+    def test_old_agent_reports_only_a_local_rank(self):
+        # torch 1.x agent on one node (axolotl issue thread): no failure table, only the local rank.
+        text = ("ImportError: /opt/conda/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+                "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+                "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 1274) of binary: "
+                "/opt/conda/bin/python\n")
+        root = flrun.report_text(text)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("dependency_mismatch", 1))
+        self.assertEqual(source_of(root), "launcher-error-exit")
+        # Two nodes: a local rank is not the rank.
+        two_hosts = text.replace("ImportError:", "gpu02: ImportError:").replace("ERROR:", "gpu01: ERROR:")
+        self.assertIsNone(flrun.report_text(two_hosts)["root"]["rank"])
+
     def test_unranked_error_of_one_of_several_failed_ranks(self):
         # Ranks 1 and 2 exited in the same monitoring interval: the unprefixed error may be
         # either's; torchrun's "first observed" is only the lower one. No rank, and say why.

@@ -58,6 +58,10 @@ SURVIVED = """Traceback (most recent call last):
     sem_unlink(name)
 FileNotFoundError: [Errno 2] No such file or directory
 """
+# DeepSpeed's overflow streak (LLaMA-Factory issue 251: the run then exited at the minimum scale).
+OVERFLOW_STREAK = "".join(
+    f"[2023-07-26 15:17:17,349] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+    f"Attempted loss scale: {s}, reducing to {s // 2}\n" for s in (128, 64, 32, 16))
 HF_DONE = "[INFO|trainer.py:2383] 2024-05-01 10:00:00,000 >> \n\nTraining completed. Do not forget to share your model on huggingface.co/models =)\n\n"
 TORCHRUN_DONE = ("INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. "
                  "Waiting 300 seconds for other agents to finish.\n")
@@ -105,6 +109,12 @@ class FatalEnd(unittest.TestCase):
         report = flrun.report_text(STEPS + WATCHDOG_ABORT)
         self.assertEqual(report["root"]["type"], "nccl_timeout")
 
+    def test_log_ending_in_an_overflow_streak(self):
+        report = flrun.report_text(STEPS + OVERFLOW_STREAK)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual(report["root"]["type"], "numerical_instability")
+        self.assertEqual(report["decided_by"], "warning-at-end")
+
     def test_launcher_exit_alone_is_a_failure(self):
         report = flrun.report_text(STEPS + AGENT_EXIT)
         self.assertEqual(report["verdict"], "failure")
@@ -132,6 +142,9 @@ class Survived(unittest.TestCase):
         self.assertEqual(flrun.report_text(STEPS + warning)["verdict"], "no-failure")
         # The same at E level is the process's error.
         self.assertEqual(flrun.report_text(STEPS + "E" + warning[1:])["verdict"], "failure")
+
+    def test_overflow_streak_the_run_went_on_from(self):
+        self.assertEqual(flrun.report_text(STEPS + OVERFLOW_STREAK + STEPS)["verdict"], "no-failure")
 
     def test_exception_line_mid_log_without_traceback(self):
         # A message that looks like an exception line, then training goes on.
