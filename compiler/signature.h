@@ -70,8 +70,9 @@ struct Signature {
   std::string summary, mechanism, root_cause, fingerprint;
   std::vector<Symptom> symptoms;
   std::vector<std::string> confirm, fix_steps, prevention;
-  std::vector<CommandLine> fix_commands;
+  std::vector<CommandLine> fix_commands;  // runs with typed placeholders ({path:path})
   std::vector<Verification> verify;
+  std::map<std::string, std::string> placeholder_types;  // `placeholders:` name -> value type
   std::vector<Reference> references;
   std::vector<std::string> related, causes;
   SourcePos related_pos, causes_pos;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/limits.h"
+#include "common/value_type.h"
 #include "common/vocabulary.h"
 #include "program_compiler.h"
 #include "regex_parser.h"
@@ -24,7 +25,7 @@ namespace {
 const std::set<std::string> kKnownKeys = {
     "id",         "deprecated", "title",    "category", "type",       "tags",     "severity",  "affects",    "versions",
     "summary",    "mechanism",  "symptoms", "confirm",  "root_cause", "fix",      "verify",    "prevention", "fingerprint",
-    "references", "related",    "action",   "role",     "causes",     "patterns", "condition", "tests",
+    "references", "related",    "action",   "role",     "causes",     "patterns", "condition", "tests",      "placeholders",
 };
 
 // Names a fix or verify command may use besides the entry's captures: the
@@ -222,7 +223,8 @@ class FileReader {
   bool read_framing(const std::string &rel_path, Framing *f);
 
  private:
-  void check_placeholders(const Signature &s, const std::string &run, SourcePos p);
+  void read_placeholder_types(const YAML::Node &doc, Signature *s);
+  std::string typed_placeholders(const Signature &s, const std::string &run, SourcePos p, std::set<std::string> *used);
 };
 
 void FileReader::read_patterns(const YAML::Node &doc, Signature *s) {
@@ -320,11 +322,39 @@ void FileReader::read_tests(const YAML::Node &doc, Signature *s) {
     }
 }
 
-void FileReader::check_placeholders(const Signature &s, const std::string &run, SourcePos p) {
+// `placeholders:` maps each capture a command uses to the type of value it
+// must be (common/value_type.h); {rank} and {host} are typed by the report.
+void FileReader::read_placeholder_types(const YAML::Node &doc, Signature *s) {
+  const YAML::Node m = doc["placeholders"];
+  if (!m) return;
+  if (!m.IsMap()) {
+    error(m, "'placeholders' must map each placeholder a command uses to its type (number, size, hostname, identifier, path)");
+    return;
+  }
+  for (const auto &kv : m) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string type = kv.second.IsScalar() ? kv.second.as<std::string>() : "";
+    const ValueType t = value_type_named(type.data(), type.size());
+    if (t == ValueType::kUnknown)
+      error(kv.second, "placeholder '" + name + "' has type '" + type + "': use number, size, hostname, identifier or path");
+    else if (t == ValueType::kText)
+      error(kv.second, "placeholder '" + name + "' is free text, which never goes into a command: give it a narrower type");
+    else if (name == kPlaceholderRank || name == kPlaceholderHost)
+      error(kv.first, "{" + name + "} is typed by the report (number, hostname): do not declare it");
+    else
+      s->placeholder_types[name] = type;
+  }
+}
+
+// The command with each {name} written as {name:type}; an error for a name
+// that is no capture of the entry, or has no declared type.
+std::string FileReader::typed_placeholders(const Signature &s, const std::string &run, SourcePos p, std::set<std::string> *used) {
   std::set<std::string> known{kPlaceholderRank, kPlaceholderHost};
   for (const auto &pat : s.patterns)
     for (const auto &n : pat.parsed.capture_names) known.insert(n);
+  std::string out;
   for (size_t i = 0; i < run.size(); i++) {
+    out += run[i];
     if (run[i] != '{' || (i > 0 && run[i - 1] == '$')) continue;
     size_t j = i + 1;
     while (j < run.size() && (std::islower(static_cast<unsigned char>(run[j])) ||
@@ -332,8 +362,21 @@ void FileReader::check_placeholders(const Signature &s, const std::string &run, 
       j++;
     if (j == i + 1 || j >= run.size() || run[j] != '}' || std::isdigit(static_cast<unsigned char>(run[i + 1]))) continue;
     std::string name = run.substr(i + 1, j - i - 1);
-    if (!known.count(name)) error(p, "placeholder {" + name + "} is neither a capture of this entry nor one of {rank}, {host}");
+    std::string type = name == kPlaceholderRank ? "number" : name == kPlaceholderHost ? "hostname" : "";
+    if (type.empty()) {
+      auto t = s.placeholder_types.find(name);
+      if (t != s.placeholder_types.end()) type = t->second;
+    }
+    if (!known.count(name))
+      error(p, "placeholder {" + name + "} is neither a capture of this entry nor one of {rank}, {host}");
+    else if (type.empty())
+      error(p, "placeholder {" + name +
+                   "} has no type: declare it under 'placeholders:' (number, size, hostname, identifier, path)");
+    used->insert(name);
+    out += name + ":" + (type.empty() ? "text" : type) + "}";
+    i = j;
   }
+  return out;
 }
 
 bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
@@ -457,8 +500,12 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
   }
   read_patterns(doc, s);
   read_tests(doc, s);
-  for (const auto &c : s->fix_commands) check_placeholders(*s, c.run, c.pos);
-  for (const auto &v : s->verify) check_placeholders(*s, v.run, v.pos);
+  read_placeholder_types(doc, s);
+  std::set<std::string> used;
+  for (auto &c : s->fix_commands) c.run = typed_placeholders(*s, c.run, c.pos, &used);
+  for (auto &v : s->verify) v.run = typed_placeholders(*s, v.run, v.pos, &used);
+  for (const auto &kv : s->placeholder_types)
+    if (!used.count(kv.first)) error(doc["placeholders"], "placeholder '" + kv.first + "' is declared but no command uses it");
   return ok_;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/decimal.h"
+#include "common/value_type.h"
 #include "common/vocabulary.h"
 
 namespace faultline {
@@ -271,8 +272,9 @@ void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern 
   }
   if (h->signal == 0 && captured_number(ev, capture::kSignal, &v)) h->signal = v;
   if (h->host.len == 0)
-    if (const fl_capture *x = capture_text(ev, capture::kFailedHost))
-      h->host = intern(x->value, clip(x->value, x->value_len, kMaxFieldBytes));
+    if (const fl_capture *x = capture_text(ev, capture::kFailedHost);
+        x && value_fits(ValueType::kHostname, x->value, x->value_len))
+      h->host = intern(x->value, x->value_len);
 }
 
 bool Evidence::in_exit_record(const fl_event *ev) const {
@@ -290,8 +292,10 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
   if (const fl_capture *h = capture_text(ev, capture::kFailedHost)) {
     // The next record begins: "host :" stands before its "rank :".
     // Kept aside, not interned: only a record that is kept copies it (a log
-    // of endless "host :" lines must not grow the pool).
-    live_.pending_host_len = clip(h->value, h->value_len, sizeof live_.pending_host);
+    // of endless "host :" lines must not grow the pool). A value that is no
+    // host name is not kept.
+    const bool is_host = value_fits(ValueType::kHostname, h->value, h->value_len);
+    live_.pending_host_len = is_host ? clip(h->value, h->value_len, sizeof live_.pending_host) : 0;
     std::memcpy(live_.pending_host, h->value, live_.pending_host_len);
     live_.pending_host_line = ev->line_number;
     live_.record_line = 0;
@@ -476,7 +480,12 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       const fl_capture &c = ev->captures[i];
       pool_.add(c.name, std::strlen(c.name));
       pool_.addc('\0');
-      pool_.add(c.value, clip(c.value, c.value_len, kMaxFieldBytes));
+      const size_t kept = clip(c.value, c.value_len, kMaxFieldBytes);
+      pool_.add(c.value, kept);
+      // A value cut short (here, or where the scanner cut its line) is not
+      // the log's value: it ends in "…", which no command placeholder takes.
+      const bool line_cut = (ev->flags & FL_EVENT_LINE_TRUNCATED) && c.value + c.value_len >= ev->line + ev->line_len;
+      if (kept < c.value_len || line_cut) pool_.add("\xe2\x80\xa6", 3);
       pool_.addc('\0');
     }
     g.fields = Str{static_cast<uint32_t>(fields_at), static_cast<uint32_t>(pool_.size() - fields_at)};

@@ -4,6 +4,7 @@
 
 #include "common/decimal.h"
 #include "common/limits.h"
+#include "common/value_type.h"
 #include "match/line_breaks.h"
 #include "match/line_text.h"
 #include "match/literal_filter.h"
@@ -72,9 +73,12 @@ void LineFrame::add(const char *name, const uint8_t *line, int32_t a, int32_t b)
   size_t field = 0;
   while (field < kFrameFieldCount && std::strcmp(name, kFrameFieldNames[field]) != 0) field++;
   if (field == kFrameFieldCount || from[field] >= a) return;  // a value at or after this one is already set
-  from[field] = a;
   const char *v = reinterpret_cast<const char *>(line) + a;
   const size_t n = static_cast<size_t>(b - a);
+  // A host is a host name or address, or none: it reaches summaries, Slurm
+  // comments and commands an admin runs.
+  if (static_cast<FrameField>(field) == FrameField::kHost && !value_fits(ValueType::kHostname, v, n)) return;
+  from[field] = a;
   switch (static_cast<FrameField>(field)) {
     case FrameField::kHost:
       host = v, host_len = n;

@@ -17,7 +17,7 @@ struct Page {
   bool md;
   void heading(const char *h) {
     out->add(md ? "\n## " : "\n");
-    out->add(md ? h : h);
+    out->add(h);
     if (!md) {
       out->addc('\n');
       for (size_t i = 0; i < std::strlen(h); i++) out->addc('-');
@@ -28,7 +28,7 @@ struct Page {
     // Folded YAML text may end in a newline: print as one paragraph.
     size_t n = std::strlen(text);
     while (n && (text[n - 1] == '\n' || text[n - 1] == ' ')) n--;
-    out->add(text, n);
+    add_safe_text(out, text, n);
     out->addc('\n');
   }
   void bullets(const Strings *v, bool numbered = false) {
@@ -45,11 +45,11 @@ struct Page {
   void code(const char *cmd) {
     if (md) {
       out->add("```sh\n");
-      out->add(cmd);
+      show_placeholders(cmd, out);
       out->add("\n```\n");
     } else {
       out->add("    $ ");
-      out->add(cmd);
+      show_placeholders(cmd, out);
       out->addc('\n');
     }
   }

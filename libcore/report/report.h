@@ -52,9 +52,13 @@ const char *root_field(const ReportInput &in, const char *name, size_t name_len,
 // Fills {name} placeholders of a fix or verify command from the root's
 // captured fields, {rank} and {host}; unknown ones stay as written.
 void fill_placeholders(const ReportInput &in, const char *tmpl, Text *out);
+// The template with every placeholder shown as "{name}" (encyclopedia pages).
+void show_placeholders(const char *tmpl, Text *out);
 
 // Appends log text for a terminal: control characters (escape sequences above
 // all) become '?', so that a log cannot drive the reader's terminal.
 void add_safe(Text *out, const char *s, size_t n);
+// The same, keeping line breaks (a pack's multi-line text).
+void add_safe_text(Text *out, const char *s, size_t n);
 
 }  // namespace faultline

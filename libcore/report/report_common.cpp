@@ -1,7 +1,9 @@
 // What every report shares: names, the launcher's advice, captured fields,
 // command placeholders, text safe for a terminal.
+#include <cstdio>
 #include <cstring>
 
+#include "common/value_type.h"
 #include "common/vocabulary.h"
 #include "report/report.h"
 
@@ -138,36 +140,77 @@ const char *root_field(const ReportInput &in, const char *name, size_t name_len,
   return nullptr;
 }
 
-void fill_placeholders(const ReportInput &in, const char *t, Text *out) {
+namespace {
+
+bool named(const char *name, size_t len, const char *lit) { return std::strlen(lit) == len && std::memcmp(name, lit, len) == 0; }
+
+// The value of placeholder `name` of type `type`, when the diagnosis has one
+// that fits the type.
+bool placeholder_value(const ReportInput &in, const char *name, size_t len, ValueType type, Text *out) {
+  size_t vl = 0;
+  const char *v = root_field(in, name, len, &vl);
+  char num[24];
+  if (!v && named(name, len, kPlaceholderRank) && in.d.root_rank >= 0) {
+    vl = static_cast<size_t>(std::snprintf(num, sizeof num, "%lld", static_cast<long long>(in.d.root_rank)));
+    v = num;
+  }
+  if (!v && named(name, len, kPlaceholderHost) && in.d.root_host.len) v = in.ev.str(in.d.root_host), vl = in.d.root_host.len;
+  if (!v || !value_fits(type, v, vl)) return false;
+  out->add(v, vl);
+  return true;
+}
+
+}  // namespace
+
+// Copies template `t` to `out`, calling fill(name, len, type) for each
+// placeholder "{name:type}" (flc writes the type the entry declares; "${VAR}"
+// is the shell's). A placeholder fill() does not fill, or one without a
+// type, is shown as "{name}": a hole for the reader, never text from a log,
+// and a plain word in every shell context (no redirection like "<name>").
+template <typename Fill>
+static void walk_template(const char *t, Text *out, Fill fill) {
   const size_t n = std::strlen(t);
-  const size_t rank_len = std::strlen(kPlaceholderRank), host_len = std::strlen(kPlaceholderHost);
   for (size_t i = 0; i < n; i++) {
     if (t[i] == '{' && (i == 0 || t[i - 1] != '$')) {
       size_t j = i + 1;
       while (j < n && ((t[j] >= 'a' && t[j] <= 'z') || t[j] == '_' || (j > i + 1 && t[j] >= '0' && t[j] <= '9'))) j++;
-      if (j < n && t[j] == '}' && j > i + 1) {
+      const size_t name_end = j;
+      size_t type_at = j;
+      if (j < n && t[j] == ':') {
+        type_at = ++j;
+        while (j < n && t[j] >= 'a' && t[j] <= 'z') j++;
+      }
+      if (j < n && t[j] == '}' && name_end > i + 1) {
         const char *name = t + i + 1;
-        size_t len = j - i - 1;
-        size_t vl = 0;
-        const char *v = root_field(in, name, len, &vl);
-        if (v) {
-          out->add(v, vl);
-          i = j;
-          continue;
+        const size_t len = name_end - i - 1;
+        const ValueType type = type_at < j ? value_type_named(t + type_at, j - type_at) : ValueType::kUnknown;
+        if (!fill(name, len, type)) {
+          out->addc('{');
+          out->add(name, len);
+          out->addc('}');
         }
-        if (len == rank_len && std::memcmp(name, kPlaceholderRank, len) == 0 && in.d.root_rank >= 0) {
-          out->add_i64(in.d.root_rank);
-          i = j;
-          continue;
-        }
-        if (len == host_len && std::memcmp(name, kPlaceholderHost, len) == 0 && in.d.root_host.len) {
-          out->add(in.ev.str(in.d.root_host), in.d.root_host.len);
-          i = j;
-          continue;
-        }
+        i = j;
+        continue;
       }
     }
-    out->addc(t[i]);
+    const unsigned char c = static_cast<unsigned char>(t[i]);
+    out->addc(c < 0x20 || c == 0x7f ? '?' : t[i]);  // a pack's command is one line, shown as it will run
+  }
+}
+
+void fill_placeholders(const ReportInput &in, const char *t, Text *out) {
+  walk_template(t, out,
+                [&](const char *name, size_t len, ValueType type) { return placeholder_value(in, name, len, type, out); });
+}
+
+void show_placeholders(const char *t, Text *out) {
+  walk_template(t, out, [](const char *, size_t, ValueType) { return false; });
+}
+
+void add_safe_text(Text *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    out->addc((c < 0x20 && c != '\n') || c == 0x7f ? '?' : static_cast<char>(c));
   }
 }
 

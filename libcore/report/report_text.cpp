@@ -21,6 +21,22 @@ constexpr const char *kYellow = "\x1b[1;33m";
 constexpr const char *kGreen = "\x1b[1;32m";
 constexpr const char *kDim = "\x1b[2m";
 
+// A pack's text: packs can be anyone's, so control bytes become '?' here too.
+void put(Text *out, const flatbuffers::String *s, const char *absent = "") {
+  if (s)
+    add_safe_text(out, s->c_str(), std::strlen(s->c_str()));
+  else
+    out->add(absent);
+}
+
+// The same, padded with blanks to `width` bytes and one more blank.
+void put_padded(Text *out, const flatbuffers::String *s, size_t width) {
+  const size_t n = s ? std::strlen(s->c_str()) : 0;
+  put(out, s);
+  for (size_t i = n; i < width; i++) out->addc(' ');
+  out->addc(' ');
+}
+
 void where_text(Text *out, const Evidence &ev, int64_t rank, Str host, uint32_t source, uint64_t line) {
   if (rank >= 0)
     out->addf("rank %lld", static_cast<long long>(rank));
@@ -109,9 +125,13 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
   const char *head = d.verdict == Verdict::kFailure ? "FAILURE" : "INCONCLUSIVE";
   out->addf("%s%s%s  ", st.on(d.verdict == Verdict::kFailure ? kRed : kYellow), head, st.off());
   if (e) {
-    out->addf("%s%s%s\n", st.on(kBold), e->title() ? e->title()->c_str() : e->id()->c_str(), st.off());
-    out->addf("  entry      %s  (type %s, %s)\n", e->id()->c_str(), e->type() ? e->type()->c_str() : "other",
-              role_name(e->role()));
+    out->add(st.on(kBold));
+    put(out, e->title() ? e->title() : e->id());
+    out->addf("%s\n  entry      ", st.off());
+    put(out, e->id());
+    out->add("  (type ");
+    put(out, e->type(), "other");
+    out->addf(", %s)\n", role_name(e->role()));
   } else {
     out->addf("%sUnknown failure: no entry explains it%s\n", st.on(kBold), st.off());
   }
@@ -165,7 +185,8 @@ void collateral_section(const ReportInput &in, const Style &st, Text *out) {
   out->addf("\n%sCollateral%s (not the cause)\n", st.on(kBold), st.off());
   for (const Finding &f : in.d.collateral) {
     const fb::Entry *c = in.pack.entry(f.entry);
-    out->addf("  %-34s ", c->id()->c_str());
+    out->add("  ");
+    put_padded(out, c->id(), 34);
     ranks_text(out, f.ranks, f.rank_count, f.more_ranks);
     out->addf(", %llu line%s\n", static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
     out->addf("  %s  %s%s\n", st.on(kDim), f.reason, st.off());
@@ -202,7 +223,10 @@ void command_lines(const ReportInput &in, const List *list, const char *label, c
       text = c->explain();
     else
       text = c->expect();
-    if (text) out->addf("      %s%s%s%s\n", st.on(kDim), label, text->c_str(), st.off());
+    if (!text) continue;
+    out->addf("      %s%s", st.on(kDim), label);
+    put(out, text);
+    out->addf("%s\n", st.off());
   }
 }
 
@@ -213,12 +237,16 @@ void fix_section(const ReportInput &in, const Style &st, Text *out) {
   out->addf("\n%sWhat to do%s: %s\n", st.on(kBold), st.off(), action_name(e->action()));
   if (e->summary()) {
     out->add("  ");
-    out->add(e->summary()->c_str());
+    put(out, e->summary());
     out->addc('\n');
   }
   if (e->fix_steps()) {
     int n = 1;
-    for (const auto *s : *e->fix_steps()) out->addf("  %d. %s\n", n++, s->c_str());
+    for (const auto *s : *e->fix_steps()) {
+      out->addf("  %d. ", n++);
+      put(out, s);
+      out->addc('\n');
+    }
   }
   command_lines(in, e->fix_commands(), "", st, out);
   if (e->verify() && e->verify()->size()) {
@@ -227,7 +255,11 @@ void fix_section(const ReportInput &in, const Style &st, Text *out) {
   }
   if (e->references() && e->references()->size()) {
     const auto *r = e->references()->Get(0);
-    out->addf("\n  More: faultline explain %s  |  %s\n", e->id()->c_str(), r->url() ? r->url()->c_str() : "");
+    out->add("\n  More: faultline explain ");
+    put(out, e->id());
+    out->add("  |  ");
+    put(out, r->url());
+    out->addc('\n');
   }
 }
 
@@ -236,7 +268,9 @@ void notes_section(const ReportInput &in, const Style &st, Text *out) {
   out->addf("\n%sNotes%s (informational)\n", st.on(kBold), st.off());
   for (const Finding &f : in.d.findings) {
     const fb::Entry *c = in.pack.entry(f.entry);
-    out->addf("  %-34s %llu line%s\n", c->id()->c_str(), static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
+    out->add("  ");
+    put_padded(out, c->id(), 34);
+    out->addf("%llu line%s\n", static_cast<unsigned long long>(f.count), f.count == 1 ? "" : "s");
   }
 }
 

@@ -56,6 +56,8 @@ tests:
   no_match:
     - "allocated 20 MiB"
     - "Tried to allocate memory"
+placeholders:
+  requested: size
 )";
 
 struct TempTree {
@@ -192,10 +194,29 @@ TEST_CASE("signatures: escaped quotes shift the caret column") {
 
 TEST_CASE("signatures: placeholders must be captures or framing fields") {
   TempTree t;
-  t.write("memory/demo-entry.yaml", replace(kValid, "echo {requested} on {host}", "echo {bytes} ${HOME} awk '{ print }'"));
+  t.write("memory/demo-entry.yaml",
+          replace(kValid, "echo {requested} on {host}", "echo {bytes} {requested} ${HOME} awk '{ print }'"));
   auto d = load(t);
   expect_error(d, 18, 12, "placeholder {bytes}");
   CHECK(d.size() == 1);  // ${HOME} and awk braces are not placeholders
+}
+
+TEST_CASE("signatures: every placeholder a command uses has a type") {
+  TempTree t;
+  t.write("memory/demo-entry.yaml", replace(kValid, "placeholders:\n  requested: size\n", ""));
+  expect_error(load(t), 18, 12, "placeholder {requested} has no type");
+}
+
+TEST_CASE("signatures: placeholder types are the known narrow ones") {
+  TempTree t;
+  t.write("memory/demo-entry.yaml", replace(kValid, "  requested: size", "  requested: text"));
+  expect_error(load(t), 45, 14, "free text, which never goes into a command");
+  t.write("memory/demo-entry.yaml", replace(kValid, "  requested: size", "  requested: words"));
+  expect_error(load(t), 45, 14, "has type 'words'");
+  t.write("memory/demo-entry.yaml", replace(kValid, "  requested: size", "  requested: size\n  host: hostname"));
+  expect_error(load(t), 46, 3, "{host} is typed by the report");
+  t.write("memory/demo-entry.yaml", replace(kValid, "echo {requested} on {host}", "echo on {host}"));
+  expect_error(load(t), 45, 3, "placeholder 'requested' is declared but no command uses it");
 }
 
 TEST_CASE("signatures: test captures must name a capture") {
