@@ -11,6 +11,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "messages.h"
+
 namespace cli {
 
 namespace {
@@ -59,7 +61,7 @@ void install_handlers(struct sigaction (&saved)[kSignalCount]) {
   dup2(out_pipe[1], 1);
   dup2(err_pipe[1], 2);
   execvp(command[0], command);
-  std::fprintf(stderr, "faultline run: cannot run %s: %s\n", command[0], std::strerror(errno));
+  eprintf("faultline run: cannot run %s: %s\n", command[0], std::strerror(errno));
   _exit(127);
 }
 

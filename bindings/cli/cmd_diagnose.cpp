@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "faultline.h"
 #include "inputs.h"
+#include "messages.h"
 
 namespace cli {
 
@@ -33,7 +34,7 @@ struct Options {
 };
 
 int usage_error(const char *cmd, const char *msg) {
-  std::fprintf(stderr, "faultline %s: %s (see faultline --help)\n", cmd, msg);
+  eprintf("faultline %s: %s (see faultline --help)\n", cmd, msg);
   return kExitError;
 }
 
@@ -122,8 +123,7 @@ fl_pack *open_pack(const Options &o, const char *cmd) {
   fl_status st = o.pack_path.empty() ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
                                      : fl_pack_open_file(o.pack_path.c_str(), nullptr, &pack, err, sizeof err);
   if (st != FL_OK) {
-    std::fprintf(stderr, "faultline %s: cannot open pack %s: %s\n", cmd, o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(),
-                 err);
+    eprintf("faultline %s: cannot open pack %s: %s\n", cmd, o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(), err);
     return nullptr;
   }
   return pack;
@@ -227,7 +227,7 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
   std::vector<std::string> files;
   std::string err, damage;
   if (!expand_inputs(o.inputs, &files, &err)) {
-    std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
+    eprintf("faultline %s: %s\n", cmd, err.c_str());
     return false;
   }
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -239,14 +239,14 @@ bool feed_inputs(fl_diagnoser *d, const fl_pack *pack, const Options &o, const c
     for (const std::string &f : files)
       if (!(ok = feed_file(d, f, true, budget, &damage, &err))) break;
   if (!ok) {
-    std::fprintf(stderr, "faultline %s: %s\n", cmd, err.c_str());
+    eprintf("faultline %s: %s\n", cmd, err.c_str());
     return false;
   }
   if (budget.expired) {
     char why[160];
     std::snprintf(why, sizeof why, "time limit of %g s reached after reading %.1f MB", o.time_limit,
                   static_cast<double>(budget.bytes) / 1e6);
-    std::fprintf(stderr, "faultline %s: %s; diagnosing what was read\n", cmd, why);
+    eprintf("faultline %s: %s; diagnosing what was read\n", cmd, why);
     fl_diagnoser_set_incomplete(d, why);
   } else if (!damage.empty()) {
     fl_diagnoser_set_incomplete(d, damage.c_str());
@@ -282,7 +282,7 @@ int report(fl_diagnoser *d, int format) {
     fl_diagnosis r{};
     r.struct_size = sizeof r;
     if (fl_diagnoser_result(d, &r) != FL_OK || fl_diagnoser_report(d, FL_REPORT_SUMMARY, &text, &len) != FL_OK) {
-      std::fprintf(stderr, "faultline: %s\n", fl_diagnoser_errmsg(d));
+      eprintf("faultline: %s\n", fl_diagnoser_errmsg(d));
       return kExitError;
     }
     if (r.verdict == FL_VERDICT_NO_FAILURE) {
@@ -297,7 +297,7 @@ int report(fl_diagnoser *d, int format) {
     return kExitFailure;
   }
   if (fl_diagnoser_report(d, format, &text, &len) != FL_OK) {
-    std::fprintf(stderr, "faultline: %s\n", fl_diagnoser_errmsg(d));
+    eprintf("faultline: %s\n", fl_diagnoser_errmsg(d));
     return kExitError;
   }
   std::fwrite(text, 1, len, stdout);
@@ -313,14 +313,14 @@ int write_partial(fl_diagnoser *d, const std::string &path, const char *cmd) {
   const void *bytes = nullptr;
   size_t len = 0;
   if (fl_diagnoser_partial(d, &bytes, &len) != FL_OK) {
-    std::fprintf(stderr, "faultline %s: %s\n", cmd, fl_diagnoser_errmsg(d));
+    eprintf("faultline %s: %s\n", cmd, fl_diagnoser_errmsg(d));
     return kExitError;
   }
   FILE *f = std::fopen(path.c_str(), "wb");
   bool ok = f && std::fwrite(bytes, 1, len, f) == len;
   if (f && std::fclose(f) != 0) ok = false;
   if (!ok) {
-    std::fprintf(stderr, "faultline %s: cannot write %s\n", cmd, path.c_str());
+    eprintf("faultline %s: cannot write %s\n", cmd, path.c_str());
     return kExitError;
   }
   return 0;
@@ -336,7 +336,7 @@ int with_diagnoser(const Options &o, const char *cmd, Body body) {
   if (fl_diagnoser_create(pack, nullptr, &d) == FL_OK)
     status = body(d, pack);
   else
-    std::fprintf(stderr, "faultline %s: out of memory\n", cmd);
+    eprintf("faultline %s: out of memory\n", cmd);
   fl_diagnoser_free(d);
   fl_pack_free(pack);
   return status;
@@ -378,11 +378,11 @@ int cmd_merge(int argc, char **argv) {
                 return true;
               },
               &err)) {
-        std::fprintf(stderr, "faultline merge: %s\n", err.c_str());
+        eprintf("faultline merge: %s\n", err.c_str());
         return kExitError;
       }
       if (fl_diagnoser_merge_partial(d, bytes.data(), bytes.size()) != FL_OK) {
-        std::fprintf(stderr, "faultline merge: %s: %s\n", p.c_str(), fl_diagnoser_errmsg(d));
+        eprintf("faultline merge: %s: %s\n", p.c_str(), fl_diagnoser_errmsg(d));
         return kExitError;
       }
     }

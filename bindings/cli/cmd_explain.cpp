@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "faultline.h"
+#include "messages.h"
 
 namespace cli {
 
@@ -18,7 +19,7 @@ fl_pack *open_default(const char *cmd) {
   const char *path = std::getenv("FAULTLINE_PACK");
   fl_status st = path && *path ? fl_pack_open_file(path, nullptr, &pack, err, sizeof err)
                                : fl_pack_open_default(nullptr, &pack, err, sizeof err);
-  if (st != FL_OK) std::fprintf(stderr, "faultline %s: cannot open pack: %s\n", cmd, err);
+  if (st != FL_OK) eprintf("faultline %s: cannot open pack: %s\n", cmd, err);
   return pack;
 }
 
@@ -39,7 +40,7 @@ int cmd_explain(int argc, char **argv) {
       id = argv[i];
   }
   if (!id) {
-    std::fprintf(stderr, "faultline explain: give an entry id (faultline list shows them)\n");
+    eprintf("faultline explain: give an entry id (faultline list shows them)\n");
     return kExitError;
   }
   fl_pack *pack = open_default("explain");
@@ -47,8 +48,7 @@ int cmd_explain(int argc, char **argv) {
   uint32_t index = fl_pack_find_entry(pack, id);
   int status = 0;
   if (index == UINT32_MAX) {
-    std::fprintf(stderr, "faultline explain: no entry '%s' in pack %s (faultline list shows the ids)\n", id,
-                 fl_pack_version(pack));
+    eprintf("faultline explain: no entry '%s' in pack %s (faultline list shows the ids)\n", id, fl_pack_version(pack));
     status = kExitError;
   } else {
     size_t n = fl_pack_entry_page(pack, index, format, nullptr, 0);

@@ -24,6 +24,7 @@
 #include "child_process.h"
 #include "commands.h"
 #include "faultline.h"
+#include "messages.h"
 #include "output_relay.h"
 
 namespace cli {
@@ -93,11 +94,11 @@ struct StreamDiagnosers {
 bool open_stream_diagnosers(StreamDiagnosers *d) {
   char err[256];
   if (fl_pack_open_default(nullptr, &d->pack, err, sizeof err) != FL_OK) {
-    std::fprintf(stderr, "faultline run: %s\n", err);
+    eprintf("faultline run: %s\n", err);
     return false;
   }
   if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
-    std::fprintf(stderr, "faultline run: out of memory\n");
+    eprintf("faultline run: out of memory\n");
     return false;
   }
   fl_diagnoser_begin_source(d->out, "stdout");
@@ -118,10 +119,10 @@ void merge_stderr_into_stdout(StreamDiagnosers &d) {
 }
 
 void warn_output_still_held(double grace) {
-  std::fprintf(stderr,
-               "faultline run: the command exited but another process still holds its output; "
-               "stopped reading after %g s (--grace)\n",
-               grace);
+  eprintf(
+      "faultline run: the command exited but another process still holds its output; "
+      "stopped reading after %g s (--grace)\n",
+      grace);
 }
 
 // On stderr, after everything the command wrote there.
@@ -129,6 +130,7 @@ void print_diagnosis(fl_diagnoser *d, int status) {
   const char *text = nullptr;
   const int format = isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
   if (fl_diagnoser_report(d, format, &text, nullptr) == FL_OK)
+    // The report escapes what came from the log; its colors are its own.
     std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
 }
 
@@ -141,7 +143,7 @@ void write_report(fl_diagnoser *d, const std::string &path) {
     ok = std::fwrite(json, 1, len, f) == len;
     ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
   }
-  if (!ok) std::fprintf(stderr, "faultline run: cannot write %s\n", path.c_str());
+  if (!ok) eprintf("faultline run: cannot write %s\n", path.c_str());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "faultline.h"
 #include "inputs.h"
+#include "messages.h"
 
 namespace cli {
 
@@ -49,7 +50,7 @@ int cmd_scan(int argc, char **argv) {
   std::vector<std::string> files;
   std::string err;
   if (!expand_inputs(args, &files, &err)) {
-    std::fprintf(stderr, "faultline scan: %s\n", err.c_str());
+    eprintf("faultline scan: %s\n", err.c_str());
     return kExitError;
   }
   if (pack_path.empty())
@@ -59,7 +60,7 @@ int cmd_scan(int argc, char **argv) {
   fl_status st = pack_path.empty() ? fl_pack_open_default(nullptr, &pack, perr, sizeof perr)
                                    : fl_pack_open_file(pack_path.c_str(), nullptr, &pack, perr, sizeof perr);
   if (st != FL_OK) {
-    std::fprintf(stderr, "faultline scan: cannot open pack: %s\n", perr);
+    eprintf("faultline scan: cannot open pack: %s\n", perr);
     return kExitError;
   }
   fl_scanner *sc = nullptr;
@@ -73,7 +74,7 @@ int cmd_scan(int argc, char **argv) {
           f, [&](const char *p, size_t n) { return fl_scanner_feed(sc, p, n, print_event, ctx) == FL_OK; }, &err);
       fl_scanner_finish(sc, print_event, ctx);
       if (!ok) {
-        std::fprintf(stderr, "faultline scan: %s\n", err.c_str());
+        eprintf("faultline scan: %s\n", err.c_str());
         status = kExitError;
       }
     }
@@ -81,8 +82,8 @@ int cmd_scan(int argc, char **argv) {
     stats.struct_size = sizeof stats;
     fl_scanner_get_stats(sc, &stats);
     events = stats.events;
-    std::fprintf(stderr, "faultline scan: %llu lines, %llu matches\n", static_cast<unsigned long long>(stats.lines),
-                 static_cast<unsigned long long>(events));
+    eprintf("faultline scan: %llu lines, %llu matches\n", static_cast<unsigned long long>(stats.lines),
+            static_cast<unsigned long long>(events));
   }
   fl_scanner_free(sc);
   fl_pack_free(pack);
@@ -99,7 +100,7 @@ int cmd_pack_info(int argc, char **argv) {
   }
   std::ifstream f(argv[1], std::ios::binary);
   if (!f) {
-    std::fprintf(stderr, "faultline pack-info: cannot open %s\n", argv[1]);
+    eprintf("faultline pack-info: cannot open %s\n", argv[1]);
     return kExitError;
   }
   std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -109,7 +110,7 @@ int cmd_pack_info(int argc, char **argv) {
   info.struct_size = sizeof info;
   fl_status st = fl_pack_info_get(mem.data(), raw.size(), &info);
   if (st != FL_OK) {
-    std::fprintf(stderr, "faultline pack-info: %s: %s\n", argv[1], fl_status_str(st));
+    eprintf("faultline pack-info: %s: %s\n", argv[1], fl_status_str(st));
     return kExitError;
   }
   std::printf(

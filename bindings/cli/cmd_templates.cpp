@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "faultline.h"
 #include "inputs.h"
+#include "messages.h"
 
 namespace cli {
 
@@ -29,13 +30,13 @@ int cmd_templates(int argc, char **argv) {
   std::vector<std::string> files;
   std::string err;
   if (args.empty() || !expand_inputs(args, &files, &err)) {
-    std::fprintf(stderr, "faultline templates: %s\n", args.empty() ? "no input" : err.c_str());
+    eprintf("faultline templates: %s\n", args.empty() ? "no input" : err.c_str());
     return kExitError;
   }
   fl_pack *pack = nullptr;
   char perr[256];
   if (fl_pack_open_default(nullptr, &pack, perr, sizeof perr) != FL_OK) {
-    std::fprintf(stderr, "faultline templates: %s\n", perr);
+    eprintf("faultline templates: %s\n", perr);
     return kExitError;
   }
   struct Group {
@@ -60,7 +61,7 @@ int cmd_templates(int argc, char **argv) {
       g.text = r.template_text;
       g.logs.push_back(f);
     } else if (!ok) {
-      std::fprintf(stderr, "faultline templates: %s\n", err.c_str());
+      eprintf("faultline templates: %s\n", err.c_str());
       status = kExitError;
     }
     fl_diagnoser_free(d);

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "faultline.h"
+#include "messages.h"
 
 namespace {
 
@@ -58,6 +59,6 @@ int main(int argc, char **argv) {
   if (!std::strcmp(argv[1], "scan")) return cli::cmd_scan(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "run")) return cli::cmd_run(argc - 1, argv + 1);
   if (!std::strcmp(argv[1], "pack-info")) return cli::cmd_pack_info(argc - 1, argv + 1);
-  std::fprintf(stderr, "faultline: unknown command '%s'\n\n%s", argv[1], kUsage);
+  cli::eprintf("faultline: unknown command '%s'\n\n%s", argv[1], kUsage);
   return cli::kExitError;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "inputs.h"
+#include "messages.h"
 
 namespace cli {
 
@@ -34,7 +35,10 @@ struct Progress {
     last = now;
     double secs = std::chrono::duration<double>(now - start).count();
     double mb = static_cast<double>(done) / 1e6;
-    std::fprintf(stderr, "\rfaultline: %s %.0f/%.0f MB (%.0f%%) %.0f MB/s  ", name->c_str(), mb, static_cast<double>(total) / 1e6,
+    std::string shown = *name;  // '\r' starts the progress line; the name holds no control byte
+    for (char &c : shown)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    std::fprintf(stderr, "\rfaultline: %s %.0f/%.0f MB (%.0f%%) %.0f MB/s  ", shown.c_str(), mb, static_cast<double>(total) / 1e6,
                  total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0, secs > 0 ? mb / secs : 0.0);
   }
   void end() {
@@ -179,7 +183,7 @@ bool read_source(const std::string &path, const Sink &sink, std::string *err, bo
   if (fd != 0) ::close(fd);
   if (!ok && (why.rfind("corrupt", 0) == 0 || why.rfind("truncated", 0) == 0)) {
     // A damaged archive still had its good part diagnosed: say so, go on.
-    std::fprintf(stderr, "faultline: warning: %s: %s\n", path.c_str(), why.c_str());
+    eprintf("faultline: warning: %s: %s\n", path.c_str(), why.c_str());
     if (damage) *damage = path + ": " + why;
     return true;
   }

@@ -88,6 +88,14 @@ class Inputs(unittest.TestCase):
         r = flrun.run(["diagnose", "-"], stdin=b"step 1 loss 2.0\n")
         self.assertEqual(r.returncode, 1)
 
+    def test_messages_show_no_control_bytes_of_a_name(self):
+        # A Slurm epilog diagnoses an output path the job's user chose.
+        name = os.path.join(self.tmp, "job\x1b]0;owned\x07.log")
+        r = flrun.run(["diagnose", name])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"job?]0;owned?.log", r.stderr)
+        self.assertNotIn(b"\x1b", r.stderr)
+
 
 class Progress(unittest.TestCase):
     def test_progress_on_a_terminal_only(self):

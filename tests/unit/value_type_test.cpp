@@ -39,9 +39,8 @@ TEST_CASE("value types: real values fit their type") {
 }
 
 TEST_CASE("value types: shell and terminal syntax fits no type") {
-  const char *hostile[] = {"a;b",  "$(id)", "`id`", "a'b",  "a\"b", "a b",   "a\tb", "a\nb", "a\\b", "a|b", "a&b",
-                           "a>b",  "a<b",   "a*",   "a?",   "[a]",  "{a,b}", "a!b",  "a#b",  "a\x1b[2J", "a\x7f",
-                           "-rf",  "~root", ""};
+  const char *hostile[] = {"a;b", "$(id)", "`id`", "a'b", "a\"b",  "a b", "a\tb", "a\nb",     "a\\b",  "a|b", "a&b",   "a>b",
+                           "a<b", "a*",    "a?",   "[a]", "{a,b}", "a!b", "a#b",  "a\x1b[2J", "a\x7f", "-rf", "~root", ""};
   for (const char *h : hostile)
     for (ValueType t : {ValueType::kNumber, ValueType::kSize, ValueType::kHostname, ValueType::kIdentifier, ValueType::kPath})
       CHECK_MESSAGE(!fits(t, h), value_type_name(t), " took ", h);
@@ -61,14 +60,14 @@ TEST_CASE("value types: numbers are digits only") {
 }
 
 TEST_CASE("value types: paths hold no invisible or invalid characters") {
-  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\xae/b"));      // U+202E right-to-left override
-  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\x8b"));        // U+200B zero width space
-  CHECK(!fits(ValueType::kPath, "/a/\xc2\x9b"));            // U+009B, the C1 CSI
-  CHECK(!fits(ValueType::kPath, "/a/\xef\xbb\xbf"));        // U+FEFF
-  CHECK(!fits(ValueType::kPath, "/a/\xff"));                // invalid UTF-8
-  CHECK(!fits(ValueType::kPath, "/a/\xc0\xaf"));            // overlong '/'
-  CHECK(!fits(ValueType::kPath, "/a/\xed\xa0\x80"));        // a surrogate
-  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\xa6"));        // "…": the mark of a value cut short
+  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\xae/b"));  // U+202E right-to-left override
+  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\x8b"));    // U+200B zero width space
+  CHECK(!fits(ValueType::kPath, "/a/\xc2\x9b"));        // U+009B, the C1 CSI
+  CHECK(!fits(ValueType::kPath, "/a/\xef\xbb\xbf"));    // U+FEFF
+  CHECK(!fits(ValueType::kPath, "/a/\xff"));            // invalid UTF-8
+  CHECK(!fits(ValueType::kPath, "/a/\xc0\xaf"));        // overlong '/'
+  CHECK(!fits(ValueType::kPath, "/a/\xed\xa0\x80"));    // a surrogate
+  CHECK(!fits(ValueType::kPath, "/a/\xe2\x80\xa6"));    // "…": the mark of a value cut short
   CHECK(!fits(ValueType::kPath, "/" + std::string(4096, 'a')));
   CHECK(fits(ValueType::kPath, "/" + std::string(4095, 'a')));
 }

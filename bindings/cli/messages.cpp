@@ -1,0 +1,31 @@
+#include "messages.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace cli {
+
+void eprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    va_end(again);
+    return;
+  }
+  std::string s(static_cast<size_t>(n) + 1, '\0');
+  std::vsnprintf(s.data(), s.size(), fmt, again);
+  va_end(again);
+  s.resize(static_cast<size_t>(n));
+  for (char &c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) c = '?';
+  }
+  std::fwrite(s.data(), 1, s.size(), stderr);
+}
+
+}  // namespace cli

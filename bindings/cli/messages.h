@@ -1,0 +1,12 @@
+// Messages on stderr. File names, option values and library messages may
+// come from a job's user (a Slurm epilog diagnoses output paths the user
+// chose): their control bytes become '?' so no message can drive the
+// terminal or the log viewer it lands in.
+#pragma once
+
+namespace cli {
+
+// printf to stderr, with every control byte but '\n' shown as '?'.
+[[gnu::format(printf, 1, 2)]] void eprintf(const char *fmt, ...);
+
+}  // namespace cli
