@@ -147,6 +147,8 @@ inline constexpr size_t kMaxFieldBytes = FL_MAX_FIELD_BYTES;
 inline constexpr size_t kMaxTimeBytes = FL_MAX_TIME_BYTES;
 inline constexpr size_t kMaxFields = FL_MAX_FIELDS;
 inline constexpr size_t kMaxCandidatesPerSource = FL_MAX_CANDIDATES_PER_SOURCE;
+// Strings of erased records are reclaimed once they exceed this and half the pool.
+inline constexpr size_t kPoolSlackBytes = 1u << 20;
 inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr uint64_t kStackLineGap = FL_STACK_LINE_GAP;

@@ -241,8 +241,41 @@ void Evidence::push_candidate(const Candidate &c) {
       if (in_source == kMaxCandidatesPerSource / 2) first_kept = i;
       in_source++;
     }
-  if (in_source >= kMaxCandidatesPerSource && first_kept != kNoEntry) candidates.erase(first_kept);
+  if (in_source >= kMaxCandidatesPerSource && first_kept != kNoEntry) {
+    const Candidate &x = candidates[first_kept];
+    pool_garbage_ += x.host.len + x.time.len + x.text.len + x.exception.len + 4;
+    candidates.erase(first_kept);
+  }
   candidates.push(c);
+  // A log of endless tracebacks erases candidates all the time: their
+  // strings are reclaimed once they are half the pool.
+  if (pool_garbage_ > kPoolSlackBytes && pool_garbage_ * 2 > pool_.size()) compact_pool();
+}
+
+// A new pool with only the strings the records use, in place of the old.
+void Evidence::compact_pool() {
+  Text fresh(alloc_);
+  fresh.addc('\0');
+  auto keep = [&](Str &s) {
+    if (s.len == 0) return;
+    const uint32_t off = static_cast<uint32_t>(fresh.size());
+    fresh.add(str(s), s.len);
+    fresh.addc('\0');
+    s.off = off;
+  };
+  for (SourceRec &x : sources) keep(x.name);
+  for (Group &g : groups) {
+    keep(g.entry_id), keep(g.host), keep(g.first_time), keep(g.first_text), keep(g.first_pattern);
+    keep(g.fields);
+  }
+  for (LaunchHint &h : hints) keep(h.host);
+  for (Progress &p : progress) keep(p.host);
+  for (Candidate &c : candidates) keep(c.host), keep(c.time), keep(c.text), keep(c.exception);
+  for (RankOfPid &r : pid_ranks) keep(r.host);
+  for (WorkerExit &x : exits) keep(x.host);
+  if (fresh.failed()) return;  // keep the old pool: it is still whole
+  pool_.swap(fresh);
+  pool_garbage_ = 0;
 }
 
 void Evidence::note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat) {
@@ -459,6 +492,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   else
     gi = find_group(source, ev->entry, id, rank, host, host_len, true);
   if (gi == kNoEntry) {
+    pool_.truncate(mark);  // the id interned for a group that could not be made
     dropped_events_++;
     return;
   }

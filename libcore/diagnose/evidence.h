@@ -226,11 +226,13 @@ class Evidence {
   bool note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host);
   Str copy_from(const Evidence &o, Str s);
   void merge_group(const Evidence &o, const Group &g, uint32_t source);
+  void compact_pool();
 
   Allocator alloc_;
   const PackView *pack_ = nullptr;
   Text pool_;
-  Vec<uint32_t> table_;  // open addressing over groups: index + 1, 0 = empty
+  size_t pool_garbage_ = 0;  // bytes of pool_ no record uses any more (erased candidates)
+  Vec<uint32_t> table_;      // open addressing over groups: index + 1, 0 = empty
   Live live_;
   uint64_t dropped_events_ = 0;
   int64_t world_size_ = -1;
