@@ -24,7 +24,7 @@
  *     fl_scanner_feed(sc, buf, n, on_event, NULL);  // chunks of any size
  *   fl_scanner_finish(sc, on_event, NULL);       // the last line may lack '\n'
  *   fl_scanner_free(sc);
- *   fl_pack_free(pack);                          // after all its scanners
+ *   fl_pack_free(pack);                          // any time: scanners keep it
  *
  * CONVENTIONS
  *  - Fallible functions return fl_status: FL_OK (0) or a negative code.
@@ -103,6 +103,16 @@ typedef int32_t fl_status;
  * Thread-safety: always safe.  Since: 0.1
  */
 FL_API const char *fl_status_str(fl_status status);
+
+/**
+ * Whether a file found in a directory is a log to diagnose, by its name (the
+ * last path component): what launchers and schedulers write, *.log, *.txt,
+ * *.out, *.err, *.stdout, *.stderr, also compressed (.gz, .zst); never a
+ * hidden file. The faultline command and the bindings pick directory members
+ * with it, so they read the same files. Returns 1 or 0 (0 for NULL).
+ * Thread-safety: always safe.  Since: 0.1
+ */
+FL_API int fl_is_log_file_name(const char *file_name);
 
 /* ---- Memory ------------------------------------------------------------- */
 
@@ -184,8 +194,11 @@ FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pa
 FL_API fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size);
 
 /**
- * Frees a pack. Every scanner created from it must be freed first. NULL is a no-op.
- * Since: 0.1
+ * Releases the caller's reference to a pack. Scanners and diagnosers created
+ * from it hold their own: the pack (and its file mapping) is freed when the
+ * last of them is freed, so it may be released while they are still in use.
+ * A pack opened from memory borrows those bytes until then. NULL is a no-op.
+ * Thread-safety: safe (the references are atomic).  Since: 0.1
  */
 FL_API void fl_pack_free(fl_pack *pack);
 
@@ -311,7 +324,7 @@ typedef int (*fl_event_fn)(void *ctx, const fl_event *event);
 /**
  * Creates a scanner. All memory it will ever use is allocated here, sized
  * from the pack and the options; feeding allocates nothing.
- * @param pack  must outlive the scanner.
+ * @param pack  the scanner holds a reference to it (see fl_pack_free).
  * @param out   receives the scanner (free with fl_scanner_free); NULL on failure.
  * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
  * Thread-safety: safe; the pack may be shared.  Since: 0.1
@@ -406,7 +419,7 @@ typedef struct fl_diagnoser_options {
 FL_API fl_status fl_diagnoser_options_init(fl_diagnoser_options *opts, size_t size);
 
 /**
- * Creates a diagnoser over `pack` (which must outlive it).
+ * Creates a diagnoser over `pack`, holding a reference to it (see fl_pack_free).
  * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
  * Thread-safety: safe; a diagnoser is used by one thread at a time.  Since: 0.1
  */

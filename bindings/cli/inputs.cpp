@@ -4,21 +4,16 @@
 #include <cstring>
 #include <filesystem>
 
+#include "faultline.h"
+
 namespace fs = std::filesystem;
 
 namespace cli {
 
 namespace {
 
-// Files in a directory that are logs: what launchers and schedulers write.
-bool looks_like_log(const fs::path &p) {
-  std::string name = p.filename().string();
-  if (name.empty() || name[0] == '.') return false;
-  static const char *const kExt[] = {".log", ".txt", ".out", ".err", ".stdout", ".stderr"};
-  for (const char *e : kExt)
-    if (name.size() > std::strlen(e) && name.compare(name.size() - std::strlen(e), std::string::npos, e) == 0) return true;
-  return false;
-}
+// Files in a directory that are logs: the library's rule, shared with the bindings.
+bool looks_like_log(const fs::path &p) { return fl_is_log_file_name(p.filename().c_str()) != 0; }
 
 }  // namespace
 
@@ -44,7 +39,7 @@ bool expand_inputs(const std::vector<std::string> &args, std::vector<std::string
       if (it->is_regular_file(ec) && looks_like_log(it->path())) found.push_back(it->path().string());
     std::sort(found.begin(), found.end());
     if (found.empty()) {
-      *err = a + ": directory holds no log files (*.log, *.txt, *.out, *.err)";
+      *err = a + ": directory holds no log files (*.log, *.txt, *.out, *.err, *.stdout, *.stderr, also .gz or .zst)";
       return false;
     }
     out->insert(out->end(), found.begin(), found.end());

@@ -124,6 +124,7 @@ fl_status fl_diagnoser_create(const fl_pack *pack, const fl_diagnoser_options *o
   void *mem = alloc.allocate(sizeof(fl_diagnoser));
   if (!mem) return FL_E_NOMEM;
   auto *d = new (mem) fl_diagnoser(alloc);
+  pack_retain(pack);
   d->pack = pack;
   d->evidence.set_pack(&pack->view);
   fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
@@ -272,8 +273,10 @@ void fl_diagnoser_free(fl_diagnoser *d) {
   if (!d) return;
   fl_scanner_free(d->scanner);
   Allocator a = d->alloc;
+  const fl_pack *pack = d->pack;
   d->~fl_diagnoser();
   a.release(d);
+  pack_release(pack);
 }
 
 }  // extern "C"

@@ -83,6 +83,21 @@ const char *c_str(const flatbuffers::String *s) { return s ? s->c_str() : ""; }
 
 }  // namespace
 
+namespace faultline {
+
+void pack_retain(const fl_pack *pack) { pack->refs.fetch_add(1, std::memory_order_relaxed); }
+
+void pack_release(const fl_pack *pack) {
+  if (!pack || pack->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  auto *p = const_cast<fl_pack *>(pack);  // the last reference: nothing else can see it
+  unmap_file(&p->map);
+  Allocator alloc = p->alloc;
+  p->~fl_pack();
+  alloc.release(p);
+}
+
+}  // namespace faultline
+
 extern "C" {
 
 const char *fl_status_str(fl_status status) {
@@ -149,13 +164,7 @@ fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char 
   return open_view(fl__default_pack_start, size, opts, MappedFile{}, out, errbuf, errbuf_size);
 }
 
-void fl_pack_free(fl_pack *pack) {
-  if (!pack) return;
-  unmap_file(&pack->map);
-  Allocator alloc = pack->alloc;
-  pack->~fl_pack();
-  alloc.release(pack);
-}
+void fl_pack_free(fl_pack *pack) { pack_release(pack); }
 
 fl_status fl_pack_info_get(const void *bytes, size_t size, fl_pack_info *info) {
   if (!bytes || !info || info->struct_size < sizeof(fl_pack_info)) return FL_E_INVALID_ARG;

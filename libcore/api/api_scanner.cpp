@@ -53,6 +53,7 @@ fl_status fl_scanner_create(const fl_pack *pack, const fl_scanner_options *opts,
   void *mem = alloc.allocate(sizeof(fl_scanner));
   if (!mem) return FL_E_NOMEM;
   fl_scanner *s = new (mem) fl_scanner;
+  pack_retain(pack);
   s->pack = pack;
   s->alloc = alloc;
   if (s->lines.create(&pack->view, o.max_line_bytes, alloc) != Status::kOk) {
@@ -96,8 +97,10 @@ const char *fl_scanner_errmsg(const fl_scanner *scanner) { return scanner ? scan
 void fl_scanner_free(fl_scanner *scanner) {
   if (!scanner) return;
   Allocator alloc = scanner->alloc;
+  const fl_pack *pack = scanner->pack;
   scanner->~fl_scanner();
   alloc.release(scanner);
+  pack_release(pack);
 }
 
 }  // extern "C"

@@ -13,7 +13,16 @@ struct fl_pack {
   faultline::PackView view;
   faultline::Allocator alloc;
   faultline::MappedFile map;  // set when the pack owns a file mapping
+  // The caller's reference (until fl_pack_free) and one per scanner and
+  // diagnoser made from it: the pack is released with the last of them, so
+  // freeing it early never leaves them reading freed memory.
+  mutable std::atomic<uint32_t> refs{1};
 };
+
+namespace faultline {
+void pack_retain(const fl_pack *pack);
+void pack_release(const fl_pack *pack);
+}  // namespace faultline
 
 struct fl_scanner {
   const fl_pack *pack = nullptr;

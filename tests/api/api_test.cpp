@@ -283,6 +283,31 @@ TEST_CASE("api: hostile logs: bounded memory, no allocation while feeding, right
   CHECK(counter.live == 0);
 }
 
+TEST_CASE("api: a pack freed while its scanner and diagnoser are in use lives on until they are freed") {
+  // A file-mapped pack: freed too early, its mapping would be gone (ASan and
+  // the kernel would both say so).
+  fl_pack *pack = nullptr;
+  char err[256];
+  REQUIRE(fl_pack_open_file(FAULTLINE_SMALL_PACK, nullptr, &pack, err, sizeof err) == FL_OK);
+  fl_scanner *s = nullptr;
+  fl_diagnoser *d = nullptr;
+  REQUIRE(fl_scanner_create(pack, nullptr, &s) == FL_OK);
+  REQUIRE(fl_diagnoser_create(pack, nullptr, &d) == FL_OK);
+  fl_pack_free(pack);
+  const std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n";
+  std::vector<std::string> events;
+  CHECK(fl_scanner_feed(s, oom.data(), oom.size(), collect, &events) == FL_OK);
+  CHECK(events.size() == 1);
+  fl_scanner_free(s);
+  REQUIRE(fl_diagnoser_begin_source(d, "a.log") == FL_OK);
+  REQUIRE(fl_diagnoser_feed(d, oom.data(), oom.size()) == FL_OK);
+  REQUIRE(fl_diagnoser_end_source(d) == FL_OK);
+  const char *text = nullptr;
+  REQUIRE(fl_diagnoser_report(d, FL_REPORT_SUMMARY, &text, nullptr) == FL_OK);
+  CHECK(std::string(text).rfind("failure: cuda-out-of-memory", 0) == 0);
+  fl_diagnoser_free(d);  // the last reference: the pack goes with it
+}
+
 TEST_CASE("api: a callback can stop a feed; the scanner keeps its place") {
   Pack pack;
   std::string oom = "CUDA out of memory. Tried to allocate 20.00 MiB\n";

@@ -1,7 +1,8 @@
 """faultline: why did this ML training run fail? Python binding of libfaultline (ctypes, no build step).
 
     import faultline
-    report = faultline.diagnose("job.log")          # a path, a list of paths, text or bytes
+    report = faultline.diagnose("job.log")          # a file or directory, or several
+    report = faultline.diagnose(text=log_text)      # or data=log_bytes
     print(report.verdict, report.root.id, report.root.rank, report.action.name)
 
 The library is found through FAULTLINE_LIBRARY, next to this package, or on the system.
@@ -9,6 +10,8 @@ The library is found through FAULTLINE_LIBRARY, next to this package, or on the 
 from __future__ import annotations
 
 import ctypes
+import errno
+import gzip
 import json
 import os
 from dataclasses import dataclass
@@ -17,10 +20,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Union
 from . import _lib
 from .report import Report
 
-__all__ = ["diagnose", "Pack", "Scanner", "Diagnoser", "Event", "Report", "FaultlineError", "InvalidArgument",
-           "OutOfMemory", "IOError_", "NotAPack", "PackVersionError", "PackCorrupt", "ScannerInUse", "library_version"]
+__all__ = ["diagnose", "is_log_file_name", "Pack", "Scanner", "Diagnoser", "Event", "Report", "FaultlineError",
+           "InvalidArgument", "OutOfMemory", "FaultlineIOError", "NotAPack", "PackVersionError", "PackCorrupt",
+           "ScannerInUse", "library_version", "__version__"]
 
 _L = _lib.load()
+__version__ = _L.fl_version_string().decode()
 
 
 class FaultlineError(Exception):
@@ -32,16 +37,39 @@ class FaultlineError(Exception):
         super().__init__(f"{text}: {detail}" if detail else text)
 
 
-class InvalidArgument(FaultlineError): pass
-class OutOfMemory(FaultlineError, MemoryError): pass
-class IOError_(FaultlineError, OSError): pass
-class NotAPack(FaultlineError): pass
-class PackVersionError(FaultlineError): pass
-class PackCorrupt(FaultlineError): pass
-class ScannerInUse(FaultlineError): pass
+class InvalidArgument(FaultlineError, ValueError):
+    """An argument the library refuses (a NULL, a closed handle, an option out of range)."""
 
-_ERRORS = {-1: InvalidArgument, -2: OutOfMemory, -3: IOError_, -4: NotAPack, -5: PackVersionError, -6: PackCorrupt,
-           -7: ScannerInUse}
+
+class OutOfMemory(FaultlineError, MemoryError):
+    """The library's allocator failed."""
+
+
+class FaultlineIOError(FaultlineError, OSError):
+    """A pack file could not be read."""
+
+
+IOError_ = FaultlineIOError  # the earlier name, kept for existing callers
+
+
+class NotAPack(FaultlineError):
+    """The bytes are not a faultline pack."""
+
+
+class PackVersionError(FaultlineError):
+    """The pack's format is of another major version than this library reads."""
+
+
+class PackCorrupt(FaultlineError):
+    """The pack's length, hash, structure or an index is wrong."""
+
+
+class ScannerInUse(FaultlineError):
+    """The scanner is already in a call (another thread, or a callback feeding it)."""
+
+
+_ERRORS = {-1: InvalidArgument, -2: OutOfMemory, -3: FaultlineIOError, -4: NotAPack, -5: PackVersionError,
+           -6: PackCorrupt, -7: ScannerInUse}
 
 
 def _check(status: int, detail: str = "") -> None:
@@ -50,11 +78,15 @@ def _check(status: int, detail: str = "") -> None:
 
 
 def library_version() -> str:
+    """The version of the libfaultline in use ("0.1.0")."""
     return _L.fl_version_string().decode()
 
 
 class _Handle:
-    """A library object: closed by close(), a with block, or garbage collection."""
+    """A library object: closed by close(), a with block, or garbage collection.
+
+    A Scanner or Diagnoser keeps its Pack alive (the library counts references):
+    closing the Pack while they are in use is safe."""
     _free = None  # name of the fl_*_free function
     _h = ctypes.c_void_p()
 
@@ -159,7 +191,7 @@ class Scanner(_Handle):
     _free = "fl_scanner_free"
 
     def __init__(self, pack: Optional[Pack] = None):
-        self._pack = pack or Pack.default()
+        self._pack = pack if pack is not None else Pack.default()
         out = ctypes.c_void_p()
         _check(_L.fl_scanner_create(self._pack._h, None, ctypes.byref(out)))
         self._h = out
@@ -178,6 +210,7 @@ class Scanner(_Handle):
         return 0
 
     def feed(self, data: Union[bytes, bytearray, memoryview, str]) -> List[Event]:
+        """Feeds a chunk of any size; returns the events of the lines it completed."""
         if isinstance(data, str):
             data = data.encode()
         data = bytes(data)
@@ -204,7 +237,7 @@ class Diagnoser(_Handle):
     _free = "fl_diagnoser_free"
 
     def __init__(self, pack: Optional[Pack] = None):
-        self._pack = pack or Pack.default()
+        self._pack = pack if pack is not None else Pack.default()
         out = ctypes.c_void_p()
         _check(_L.fl_diagnoser_create(self._pack._h, None, ctypes.byref(out)))
         self._h = out
@@ -213,26 +246,23 @@ class Diagnoser(_Handle):
         return _L.fl_diagnoser_errmsg(self._h).decode()
 
     def begin_source(self, name: str) -> None:
+        """Starts a log (a file name: rank and host hints are read from it); sources may repeat."""
         _check(_L.fl_diagnoser_begin_source(self._h, os.fsencode(name)), self._err())
 
     def feed(self, data: Union[bytes, bytearray, memoryview, str]) -> None:
+        """Feeds the current source a chunk of any size."""
         if isinstance(data, str):
             data = data.encode()
         data = bytes(data)
         _check(_L.fl_diagnoser_feed(self._h, data, len(data)), self._err())
 
     def end_source(self) -> None:
+        """Ends the current source (its last line may lack a newline)."""
         _check(_L.fl_diagnoser_end_source(self._h), self._err())
 
     def add_file(self, path: Union[str, os.PathLike], chunk: int = 1 << 20) -> None:
-        self.begin_source(os.fspath(path))
-        with open(path, "rb") as f:
-            while True:
-                block = f.read(chunk)
-                if not block:
-                    break
-                self.feed(block)
-        self.end_source()
+        """Reads one log file as a source (gzip and zstd decompressed); FileNotFoundError if it is missing."""
+        _add_log(self, os.fspath(path), chunk)
 
     def partial(self) -> bytes:
         """The evidence so far, serialized: merge it elsewhere with merge_partial()."""
@@ -241,6 +271,7 @@ class Diagnoser(_Handle):
         return ctypes.string_at(p, n.value)
 
     def merge_partial(self, data: bytes) -> None:
+        """Adds the evidence of a partial (another node's); a hostile partial is refused whole."""
         _check(_L.fl_diagnoser_merge_partial(self._h, data, len(data)), self._err())
 
     def set_incomplete(self, why: str) -> None:
@@ -253,44 +284,99 @@ class Diagnoser(_Handle):
         return ctypes.string_at(p, n.value).decode("utf-8")
 
     def report(self) -> Report:
+        """The diagnosis of everything fed so far, as the JSON report (libcore/report/REPORT.md)."""
         return Report.from_dict(json.loads(self._render(0)))
 
     def text(self, color: bool = False) -> str:
+        """The human report (ANSI colors only when asked)."""
         return self._render(2 if color else 1)
 
     def summary(self) -> str:
+        """One line of at most 1 KiB (Kubernetes termination message, Slurm AdminComment)."""
         return self._render(3)
 
 
 
-Source = Union[str, bytes, bytearray, os.PathLike]
+Path = Union[str, os.PathLike]
+
+
+def is_log_file_name(name: str) -> bool:
+    """Whether a directory member with this file name is a log (the library's rule, the same as the CLI's)."""
+    return bool(_L.fl_is_log_file_name(os.fsencode(name)))
 
 
 def _log_files(path: str) -> List[str]:
+    """The file itself, or the logs of a directory (recursively, sorted) as the faultline command picks them."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     if not os.path.isdir(path):
         return [path]
     out = []
     for root, _dirs, files in os.walk(path):
-        out += [os.path.join(root, f) for f in files if f.endswith((".log", ".txt", ".out", ".err"))]
+        out += [os.path.join(root, f) for f in files if is_log_file_name(f)]
+    if not out:
+        raise FileNotFoundError(errno.ENOENT, "directory holds no log files (*.log, *.txt, *.out, *.err, *.stdout, "
+                                "*.stderr, also .gz or .zst)", path)
     return sorted(out)
 
 
-def diagnose(source: Union[Source, Sequence[Source]], pack: Optional[Pack] = None) -> Report:
-    """Diagnoses a log: a path (file or directory), a list of paths, log text (str) or log bytes."""
+def _open_log(path: str):
+    """A binary stream of the log, decompressed by its magic bytes (gzip; zstd with the zstandard module)."""
+    with open(path, "rb") as probe:
+        magic = probe.read(4)
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    f = open(path, "rb")
+    if magic == b"\x28\xb5\x2f\xfd":
+        try:
+            import zstandard  # Debian: python3-zstandard
+        except ImportError:
+            f.close()
+            raise RuntimeError(f"{path}: zstd input needs the zstandard module (apt-get install python3-zstandard)")
+        return zstandard.ZstdDecompressor().stream_reader(f, closefd=True)
+    return f
+
+
+def _add_log(d: "Diagnoser", path: str, chunk: int = 1 << 20) -> None:
+    d.begin_source(path)
+    try:
+        with _open_log(path) as f:
+            while True:
+                block = f.read(chunk)
+                if not block:
+                    break
+                d.feed(block)
+    except (EOFError, OSError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        # A truncated or corrupt compressed log: what was read is diagnosed, and the report says so.
+        d.set_incomplete(f"{path}: {e}")
+    d.end_source()
+
+
+def diagnose(path: Union[Path, Sequence[Path], None] = None, *, text: Optional[str] = None,
+             data: Optional[Union[bytes, bytearray, memoryview]] = None, pack: Optional[Pack] = None) -> Report:
+    """Diagnoses a job's logs: `path` (a file, a directory of logs, or a list of them; gzip and zstd are
+    read), or the log's `text`, or its bytes as `data`. Exactly one of them.
+
+    Raises FileNotFoundError for a missing path or a directory that holds no logs."""
+    given = [x is not None for x in (path, text, data)]
+    if sum(given) != 1:
+        raise TypeError("diagnose() takes exactly one of path, text= or data=")
+    if path is not None and isinstance(path, (bytes, bytearray, memoryview)):
+        raise TypeError("diagnose(path) takes paths; pass log bytes as data=")
     with Diagnoser(pack) as d:
-        items = source if isinstance(source, (list, tuple)) else [source]
-        for item in items:
-            if isinstance(item, (bytes, bytearray, memoryview)):
-                d.begin_source("-")
-                d.feed(item)
-                d.end_source()
-            elif isinstance(item, os.PathLike) or (isinstance(item, str) and "\n" not in item and os.path.exists(item)):
-                for f in _log_files(os.fspath(item)):
-                    d.add_file(f)
-            elif isinstance(item, str):
-                d.begin_source("-")
-                d.feed(item)
-                d.end_source()
-            else:
-                raise TypeError(f"cannot diagnose a {type(item).__name__}")
+        if text is not None:
+            d.begin_source("-")
+            d.feed(text)
+            d.end_source()
+        elif data is not None:
+            d.begin_source("-")
+            d.feed(data)
+            d.end_source()
+        else:
+            paths = list(path) if isinstance(path, (list, tuple)) else [path]
+            files = [f for p in paths for f in _log_files(os.fspath(p))]
+            for f in files:
+                _add_log(d, f)
         return d.report()

@@ -79,6 +79,7 @@ def _declare(lib):
     fn("fl_version_number", u32)
     fn("fl_version_string", c_char_p)
     fn("fl_status_str", c_char_p, i32)
+    fn("fl_is_log_file_name", ctypes.c_int, c_char_p)
     fn("fl_pack_open_file", i32, c_char_p, c_void_p, P(c_void_p), c_char_p, c_size_t)
     fn("fl_pack_open_memory", i32, c_void_p, c_size_t, c_void_p, P(c_void_p), c_char_p, c_size_t)
     fn("fl_pack_open_default", i32, c_void_p, P(c_void_p), c_char_p, c_size_t)

@@ -38,12 +38,45 @@ class Diagnose(unittest.TestCase):
 
     def test_text_bytes_and_healthy(self):
         oom = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB\n"
-        self.assertEqual(faultline.diagnose(oom).root.rank, 3)
-        self.assertEqual(faultline.diagnose(oom.encode()).root.type, "cuda_oom")
-        healthy = faultline.diagnose("step 1 loss 2.31\nstep 2 loss 2.20\n")
+        self.assertEqual(faultline.diagnose(text=oom).root.rank, 3)
+        self.assertEqual(faultline.diagnose(data=oom.encode()).root.type, "cuda_oom")
+        healthy = faultline.diagnose(text="step 1 loss 2.31\nstep 2 loss 2.20\n")
         self.assertEqual(healthy.verdict, "no-failure")
         self.assertFalse(healthy.failed)
         self.assertIsNone(healthy.root)
+
+    def test_a_missing_path_is_an_error_not_log_text(self):
+        with self.assertRaises(FileNotFoundError):
+            faultline.diagnose("/nonexistent/job.log")
+        with self.assertRaises(FileNotFoundError):
+            faultline.diagnose(path="job.log\n")
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "notes.md"), "w") as f:
+                f.write("not a log")
+            with self.assertRaises(FileNotFoundError):
+                faultline.diagnose(d)  # the CLI exits 2 on it too
+        with self.assertRaises(TypeError):
+            faultline.diagnose(b"bytes are data=, not a path")
+        with self.assertRaises(TypeError):
+            faultline.diagnose("a.log", text="both")
+
+    def test_compressed_logs_and_the_cli_file_filter(self):
+        import gzip
+        with open(os.path.join(LOGS, "A052.log"), "rb") as f:
+            raw = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            with gzip.open(os.path.join(d, "rank0.log.gz"), "wb") as f:
+                f.write(raw)
+            for name in ("notes.md", ".hidden.log", "rank0.log.bak"):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write("RuntimeError: CUDA error: an illegal memory access was encountered\n")
+            self.assertEqual(faultline.diagnose(d).root.type, "cuda_oom")
+            cli = os.environ.get("FAULTLINE_BIN", os.path.join(ROOT, "build", "faultline"))
+            if os.path.exists(cli):
+                want = json.loads(subprocess.run([cli, "diagnose", "--json", d], capture_output=True).stdout)
+                self.assertEqual(faultline.diagnose(d).to_dict()["inputs"], want["inputs"])
+        for name, want in (("x.log", True), ("x.stderr", True), ("x.out.zst", True), (".x.log", False), ("x.log.1", False)):
+            self.assertEqual(faultline.is_log_file_name(name), want, name)
 
     def test_report_mirrors_the_cli_json(self):
         path = os.path.join(LOGS, "A052.log")
@@ -107,7 +140,7 @@ class Errors(unittest.TestCase):
             f.flush()
             with self.assertRaises(faultline.NotAPack):
                 faultline.Pack.open(f.name)
-        with self.assertRaises(faultline.IOError_):
+        with self.assertRaises(faultline.FaultlineIOError):
             faultline.Pack.open("/nonexistent/pack.flpack")
         with self.assertRaises(faultline.NotAPack):
             faultline.Pack.from_bytes(b"\0" * 128)
@@ -115,6 +148,25 @@ class Errors(unittest.TestCase):
 
     def test_version(self):
         self.assertRegex(faultline.library_version(), r"^\d+\.\d+\.\d+$")
+        self.assertEqual(faultline.__version__, faultline.library_version())
+
+
+class Lifetimes(unittest.TestCase):
+    def test_closing_a_pack_in_use_is_safe(self):
+        # The natural with-block: the pack is closed, the diagnoser and scanner go on.
+        with faultline.Pack.default() as pack:
+            d = faultline.Diagnoser(pack)
+            s = faultline.Scanner(pack)
+        oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        self.assertIn("cuda-out-of-memory", {e.entry_id for e in s.feed(oom)})
+        d.begin_source("a.log")
+        d.feed(oom)
+        d.end_source()
+        self.assertEqual(d.report().root.type, "cuda_oom")
+        d.close()
+        s.close()
+        with self.assertRaises(faultline.InvalidArgument):
+            faultline.Diagnoser(pack)  # a closed pack makes nothing new
 
 
 if __name__ == "__main__":
