@@ -16,6 +16,7 @@
 #include "faultline.h"
 #include "inputs.h"
 #include "messages.h"
+#include "pack_choice.h"
 
 namespace cli {
 
@@ -105,28 +106,15 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
     }
   }
   if (o->pack_path.empty())
-    if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) o->pack_path = env;
-  if (o->inputs.empty()) {
-    if (isatty(0)) {
-      *status = usage_error(cmd, "no input (give files, directories, or '-' for stdin)");
-      return false;
+    if (o->inputs.empty()) {
+      if (isatty(0)) {
+        *status = usage_error(cmd, "no input (give files, directories, or '-' for stdin)");
+        return false;
+      }
+      o->inputs.push_back("-");
     }
-    o->inputs.push_back("-");
-  }
   if (o->format == FL_REPORT_TEXT && isatty(1) && !std::getenv("NO_COLOR")) o->format = FL_REPORT_TEXT_COLOR;
   return true;
-}
-
-fl_pack *open_pack(const Options &o, const char *cmd) {
-  fl_pack *pack = nullptr;
-  char err[512];
-  fl_status st = o.pack_path.empty() ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
-                                     : fl_pack_open_file(o.pack_path.c_str(), nullptr, &pack, err, sizeof err);
-  if (st != FL_OK) {
-    eprintf("faultline %s: cannot open pack %s: %s\n", cmd, o.pack_path.empty() ? "(embedded)" : o.pack_path.c_str(), err);
-    return nullptr;
-  }
-  return pack;
 }
 
 // Reading stops at the deadline (if any); what was cut is said in the report.
@@ -329,7 +317,7 @@ int write_partial(fl_diagnoser *d, const std::string &path, const char *cmd) {
 // Opens the pack and a diagnoser, runs `body`, frees both.
 template <typename Body>
 int with_diagnoser(const Options &o, const char *cmd, Body body) {
-  fl_pack *pack = open_pack(o, cmd);
+  fl_pack *pack = open_chosen_pack(cmd, o.pack_path);
   if (!pack) return kExitError;
   fl_diagnoser *d = nullptr;
   int status = kExitError;

@@ -8,22 +8,9 @@
 #include "commands.h"
 #include "faultline.h"
 #include "messages.h"
+#include "pack_choice.h"
 
 namespace cli {
-
-namespace {
-
-fl_pack *open_default(const char *cmd) {
-  fl_pack *pack = nullptr;
-  char err[256];
-  const char *path = std::getenv("FAULTLINE_PACK");
-  fl_status st = path && *path ? fl_pack_open_file(path, nullptr, &pack, err, sizeof err)
-                               : fl_pack_open_default(nullptr, &pack, err, sizeof err);
-  if (st != FL_OK) eprintf("faultline %s: cannot open pack: %s\n", cmd, err);
-  return pack;
-}
-
-}  // namespace
 
 int cmd_explain(int argc, char **argv) {
   int format = FL_PAGE_TEXT;
@@ -43,7 +30,7 @@ int cmd_explain(int argc, char **argv) {
     eprintf("faultline explain: give an entry id (faultline list shows them)\n");
     return kExitError;
   }
-  fl_pack *pack = open_default("explain");
+  fl_pack *pack = open_chosen_pack("explain", "");
   if (!pack) return kExitError;
   uint32_t index = fl_pack_find_entry(pack, id);
   int status = 0;
@@ -75,7 +62,7 @@ int cmd_list(int argc, char **argv) {
       return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? kExitError : 0;
     }
   }
-  fl_pack *pack = open_default("list");
+  fl_pack *pack = open_chosen_pack("list", "");
   if (!pack) return kExitError;
   uint32_t shown = 0;
   for (uint32_t i = 0; i < fl_pack_entry_count(pack); i++) {

@@ -26,6 +26,7 @@
 #include "faultline.h"
 #include "messages.h"
 #include "output_relay.h"
+#include "pack_choice.h"
 
 namespace cli {
 
@@ -33,6 +34,8 @@ namespace {
 
 struct RunOptions {
   std::string report_path;   // --report: where the JSON report goes; empty: nowhere
+  std::string summary_path;  // --summary-file: where the one-line summary goes (at most 1 KiB)
+  std::string pack_path;     // --pack (else FAULTLINE_PACK, else the embedded pack)
   bool quiet = false;        // --quiet: no diagnosis and no warning on stderr
   double grace = 5.0;        // --grace: seconds of reading after the command exited
   char **command = nullptr;  // the rest of our argv, NULL-terminated
@@ -40,9 +43,12 @@ struct RunOptions {
 
 int usage(int status) {
   std::fprintf(status ? stderr : stdout,
-               "usage: faultline run [--report FILE] [--quiet] [--grace SECONDS] [--] COMMAND [ARGS...]\n"
+               "usage: faultline run [--report FILE] [--summary-file FILE] [--pack PACK] [--quiet] [--grace SECONDS]\n"
+               "                     [--] COMMAND [ARGS...]\n"
                "Runs COMMAND, passing its output through unchanged; if it fails, prints the diagnosis on stderr\n"
-               "(and writes the JSON report to FILE). Exits with COMMAND's status (128+N if killed by signal N).\n"
+               "(and writes the JSON report to --report FILE, the one-line summary, at most 1 KiB, to\n"
+               "--summary-file FILE). Exits with COMMAND's status (128+N if killed by signal N).\n"
+               "The pack: --pack, else FAULTLINE_PACK, else the embedded one.\n"
                "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to faultline are forwarded to COMMAND (not those from\n"
                "the terminal, e.g. Ctrl-C: COMMAND already got them).\n"
                "When COMMAND exits but a process it left behind still holds its stdout or stderr, the output is\n"
@@ -51,7 +57,7 @@ int usage(int status) {
                "gets EPIPE on that stream as it would without faultline, and the diagnosis goes on.\n"
                "Examples:\n"
                "  faultline run -- torchrun --nproc-per-node 8 train.py\n"
-               "  faultline run --report /dev/termination-log -- python train.py   # Kubernetes\n");
+               "  faultline run --summary-file /dev/termination-log -- python train.py   # Kubernetes (4 KiB)\n");
   return status;
 }
 
@@ -67,6 +73,10 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return *status = usage(0), false;
     if (!std::strcmp(argv[i], "--report") && i + 1 < argc)
       o->report_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--summary-file") && i + 1 < argc)
+      o->summary_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      o->pack_path = argv[++i];
     else if (!std::strcmp(argv[i], "--quiet"))
       o->quiet = true;
     else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {
@@ -91,12 +101,8 @@ struct StreamDiagnosers {
   fl_diagnoser *err = nullptr;  // the command's stderr
 };
 
-bool open_stream_diagnosers(StreamDiagnosers *d) {
-  char err[256];
-  if (fl_pack_open_default(nullptr, &d->pack, err, sizeof err) != FL_OK) {
-    eprintf("faultline run: %s\n", err);
-    return false;
-  }
+bool open_stream_diagnosers(StreamDiagnosers *d, const std::string &pack_path) {
+  if (!(d->pack = open_chosen_pack("run", pack_path))) return false;
   if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
     eprintf("faultline run: out of memory\n");
     return false;
@@ -134,13 +140,15 @@ void print_diagnosis(fl_diagnoser *d, int status) {
     std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
 }
 
-void write_report(fl_diagnoser *d, const std::string &path) {
-  const char *json = nullptr;
+// The report in `format` to `path` (the summary with its newline).
+void write_report(fl_diagnoser *d, int format, const std::string &path) {
+  const char *text = nullptr;
   size_t len = 0;
   FILE *f = nullptr;
-  bool ok = fl_diagnoser_report(d, FL_REPORT_JSON, &json, &len) == FL_OK && (f = std::fopen(path.c_str(), "w"));
+  bool ok = fl_diagnoser_report(d, format, &text, &len) == FL_OK && (f = std::fopen(path.c_str(), "w"));
   if (f) {
-    ok = std::fwrite(json, 1, len, f) == len;
+    ok = std::fwrite(text, 1, len, f) == len;
+    if (format == FL_REPORT_SUMMARY) ok = std::fputc('\n', f) != EOF && ok;
     ok = std::fclose(f) == 0 && ok;  // a full disk shows here too
   }
   if (!ok) eprintf("faultline run: cannot write %s\n", path.c_str());
@@ -153,7 +161,7 @@ int cmd_run(int argc, char **argv) {
   int status = kExitError;
   if (!parse_run_options(argc, argv, &o, &status)) return status;
   StreamDiagnosers d;
-  if (!open_stream_diagnosers(&d)) return kExitError;
+  if (!open_stream_diagnosers(&d, o.pack_path)) return kExitError;
   Child child;
   if (!start_child(o.command, &child)) return kExitError;
   const bool output_still_held = relay_output(child, d.out, d.err, o.grace);
@@ -162,7 +170,8 @@ int cmd_run(int argc, char **argv) {
   status = exit_status(child);
   merge_stderr_into_stdout(d);
   if (status != 0 && !o.quiet) print_diagnosis(d.out, status);
-  if (!o.report_path.empty()) write_report(d.out, o.report_path);
+  if (!o.report_path.empty()) write_report(d.out, FL_REPORT_JSON, o.report_path);
+  if (!o.summary_path.empty()) write_report(d.out, FL_REPORT_SUMMARY, o.summary_path);
   free_stream_diagnosers(d);
   return status;
 }

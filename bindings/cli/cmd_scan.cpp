@@ -12,6 +12,7 @@
 #include "faultline.h"
 #include "inputs.h"
 #include "messages.h"
+#include "pack_choice.h"
 
 namespace cli {
 
@@ -53,16 +54,8 @@ int cmd_scan(int argc, char **argv) {
     eprintf("faultline scan: %s\n", err.c_str());
     return kExitError;
   }
-  if (pack_path.empty())
-    if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) pack_path = env;
-  fl_pack *pack = nullptr;
-  char perr[256];
-  fl_status st = pack_path.empty() ? fl_pack_open_default(nullptr, &pack, perr, sizeof perr)
-                                   : fl_pack_open_file(pack_path.c_str(), nullptr, &pack, perr, sizeof perr);
-  if (st != FL_OK) {
-    eprintf("faultline scan: cannot open pack: %s\n", perr);
-    return kExitError;
-  }
+  fl_pack *pack = open_chosen_pack("scan", pack_path);
+  if (!pack) return kExitError;
   fl_scanner *sc = nullptr;
   uint64_t events = 0;
   int status = kExitError;

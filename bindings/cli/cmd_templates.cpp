@@ -11,21 +11,27 @@
 #include "faultline.h"
 #include "inputs.h"
 #include "messages.h"
+#include "pack_choice.h"
 
 namespace cli {
 
 int cmd_templates(int argc, char **argv) {
   std::vector<std::string> args;
+  std::string pack_path;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
-          "usage: faultline templates FILE|DIR...\n"
+          "usage: faultline templates [--pack PACK] FILE|DIR...\n"
           "Diagnoses each log on its own and lists the failures no entry explains, grouped by\n"
-          "fingerprint (count, fingerprint, template, example logs).\n"
+          "fingerprint (count, fingerprint, template, example logs). The pack: --pack, else\n"
+          "FAULTLINE_PACK, else the embedded one.\n"
           "Example: faultline templates /shared/failed-jobs/\n");
       return 0;
     }
-    args.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      pack_path = argv[++i];
+    else
+      args.push_back(argv[i]);
   }
   std::vector<std::string> files;
   std::string err;
@@ -33,12 +39,8 @@ int cmd_templates(int argc, char **argv) {
     eprintf("faultline templates: %s\n", args.empty() ? "no input" : err.c_str());
     return kExitError;
   }
-  fl_pack *pack = nullptr;
-  char perr[256];
-  if (fl_pack_open_default(nullptr, &pack, perr, sizeof perr) != FL_OK) {
-    eprintf("faultline templates: %s\n", perr);
-    return kExitError;
-  }
+  fl_pack *pack = open_chosen_pack("templates", pack_path);
+  if (!pack) return kExitError;
   struct Group {
     std::string text;
     std::vector<std::string> logs;

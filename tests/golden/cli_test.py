@@ -148,6 +148,31 @@ class Run(unittest.TestCase):
             self.assertEqual((ok.returncode, ok.stdout, ok.stderr), (0, b"fine\n", b""))
             self.assertEqual(flrun.run(["run", "--", "/nonexistent/cmd"]).returncode, 127)
 
+    def test_summary_file_fits_a_termination_message(self):
+        # Kubernetes keeps 4096 bytes of /dev/termination-log: the summary is one line of at most 1 KiB.
+        log = os.path.join(LOGS, "A052.log")
+        with tempfile.TemporaryDirectory() as d:
+            summary = os.path.join(d, "termination-log")
+            r = flrun.run(["run", "--quiet", "--summary-file", summary, "--", "sh", "-c", f"cat '{log}'; exit 1"])
+            self.assertEqual(r.returncode, 1)
+            with open(summary, "rb") as f:
+                text = f.read()
+            self.assertLessEqual(len(text), 1024)
+            self.assertTrue(text.startswith(b"failure: cuda-out-of-memory"), text)
+            self.assertEqual(text.count(b"\n"), 1)
+
+    def test_run_and_templates_take_the_pack_option_and_variable(self):
+        bad = ["--pack", "/nonexistent/pack.flpack"]
+        r = flrun.run(["run", *bad, "--", "true"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"cannot open pack /nonexistent/pack.flpack", r.stderr)
+        r = flrun.run(["templates", *bad, os.path.join(LOGS, "A052.log")])
+        self.assertEqual(r.returncode, 2)
+        env = dict(os.environ, FAULTLINE_PACK="/nonexistent/pack.flpack")
+        for args in (["run", "--", "true"], ["templates", os.path.join(LOGS, "A052.log")]):
+            p = subprocess.run([flrun.BIN, *args], env=env, capture_output=True, timeout=60)
+            self.assertEqual(p.returncode, 2, args)
+
     def test_forwards_sigterm(self):
         p = subprocess.Popen([flrun.BIN, "run", "--quiet", "--", "sh", "-c", "trap 'exit 42' TERM; echo up; while :; do sleep 0.05; done"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
