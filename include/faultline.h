@@ -54,6 +54,20 @@
 #define FL_API __attribute__((visibility("default")))
 #endif
 
+/* What the *_INIT macros expand to, warning-free in C and in C++ (no
+ * old-style cast, no 0 for a null pointer). Not part of the API. */
+#ifdef __cplusplus
+#define FL__SIZE32(type) static_cast<uint32_t>(sizeof(type))
+#if __cplusplus >= 201103L
+#define FL__NULL nullptr
+#else
+#define FL__NULL NULL
+#endif
+#else
+#define FL__SIZE32(type) ((uint32_t)sizeof(type))
+#define FL__NULL NULL
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -148,7 +162,7 @@ typedef struct fl_pack_options {
 } fl_pack_options;
 
 #define FL_PACK_OPTIONS_INIT \
-  { (uint32_t)sizeof(fl_pack_options), 0u, NULL }
+  { FL__SIZE32(fl_pack_options), 0u, FL__NULL }
 
 /**
  * Initializes `opts` (of `size` bytes, normally sizeof *opts) to defaults.
@@ -272,7 +286,7 @@ typedef struct fl_scanner_options {
 } fl_scanner_options;
 
 #define FL_SCANNER_OPTIONS_INIT \
-  { (uint32_t)sizeof(fl_scanner_options), 0u, 0u, 0u, NULL }
+  { FL__SIZE32(fl_scanner_options), 0u, 0u, 0u, FL__NULL }
 
 /** As fl_pack_options_init.  Since: 0.1 */
 FL_API fl_status fl_scanner_options_init(fl_scanner_options *opts, size_t size);
@@ -413,7 +427,7 @@ typedef struct fl_diagnoser_options {
 } fl_diagnoser_options;
 
 #define FL_DIAGNOSER_OPTIONS_INIT \
-  { (uint32_t)sizeof(fl_diagnoser_options), 0u, 0u, 0u, NULL }
+  { FL__SIZE32(fl_diagnoser_options), 0u, 0u, 0u, FL__NULL }
 
 /** As fl_pack_options_init.  Since: 0.1 */
 FL_API fl_status fl_diagnoser_options_init(fl_diagnoser_options *opts, size_t size);

@@ -2,6 +2,7 @@
 #include "child_process.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,7 +54,12 @@ void install_handlers(struct sigaction (&saved)[kSignalCount]) {
 
 // In the forked child: never returns.
 [[noreturn]] void exec_command(char **command, const int out_pipe[2], const int err_pipe[2],
-                               const struct sigaction (&saved)[kSignalCount], const sigset_t &saved_mask) {
+                               const struct sigaction (&saved)[kSignalCount], const sigset_t &saved_mask, pid_t parent) {
+  // If faultline is killed outright (SIGKILL, the OOM killer), the command
+  // gets SIGKILL too instead of running on unsupervised with nobody reading
+  // its output; checked after setting it, in case faultline died before.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(137);
   // The command starts with the dispositions and mask we were started with
   // (SIGINT stays ignored under `nohup` or `&` in a script).
   for (int k = 0; k < kSignalCount; k++) sigaction(kSignals[k], &saved[k], nullptr);
@@ -85,12 +91,13 @@ bool start_child(char **command, Child *out) {
   sigprocmask(SIG_BLOCK, &block, &saved_mask);
   g_wake_fd = wake[1];
   install_handlers(saved);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     std::perror("faultline run: fork");
     return false;
   }
-  if (pid == 0) exec_command(command, po, pe, saved, saved_mask);
+  if (pid == 0) exec_command(command, po, pe, saved, saved_mask, parent);
   g_child = pid;
   sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
   // A closed stdout/stderr of ours is handled per stream (EPIPE) by whoever

@@ -30,7 +30,8 @@ struct Options {
   std::string pack_path;
   std::string output;
   std::vector<std::string> inputs;
-  unsigned jobs = 0;      // files diagnosed at once; 0: one per core
+  unsigned jobs = 0;  // files diagnosed at once; 0: one per core
+  ColorMode color = ColorMode::kAuto;
   double time_limit = 0;  // seconds of reading before diagnosing what was read; 0: none
 };
 
@@ -83,12 +84,23 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
         *status = usage_error(cmd, "--time-limit needs a number of seconds above 0");
         return false;
       }
+    } else if (a.rfind("--color=", 0) == 0 || (a == "--color" && i + 1 < argc)) {
+      if (!parse_color_mode(a == "--color" ? argv[++i] : a.c_str() + 8, &o->color)) {
+        *status = usage_error(cmd, "--color takes auto, always or never");
+        return false;
+      }
+    } else if (a == "--format" || a == "--pack" || a == "-o" || a == "--jobs" || a == "-j" || a == "--time-limit" ||
+               a == "--color") {
+      *status = usage_error(cmd, ("option " + a + " needs a value").c_str());
+      return false;
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: faultline %s [--json|--summary|--format text|json|summary|k8s|github] [--pack PACK] [--jobs N]\n"
-          "       [--time-limit SECONDS]%s INPUT...\n"
+          "       [--time-limit SECONDS] [--color auto|always|never]%s INPUT...\n"
           "Inputs: files (gzip and zstd are read transparently), directories (every *.log, *.txt, *.out,\n"
-          "*.err under them, e.g. torchrun --log-dir), '-' for stdin. FAULTLINE_PACK sets the pack.\n"
+          "*.err, *.stdout, *.stderr under them, also .gz/.zst, e.g. torchrun --log-dir), '-' for stdin.\n"
+          "The pack: --pack, else FAULTLINE_PACK, else the embedded one. Colors: on a terminal unless\n"
+          "NO_COLOR is set or TERM=dumb (--color to choose).\n"
           "Several files are read in parallel, one per core (--jobs N to choose); the report is the same.\n"
           "--time-limit: stop reading after SECONDS and diagnose what was read; the report says its input\n"
           "was incomplete (for epilogs and hooks that must finish in time, whatever the log's size).\n"
@@ -113,7 +125,7 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
       }
       o->inputs.push_back("-");
     }
-  if (o->format == FL_REPORT_TEXT && isatty(1) && !std::getenv("NO_COLOR")) o->format = FL_REPORT_TEXT_COLOR;
+  if (o->format == FL_REPORT_TEXT && use_color(o->color, 1)) o->format = FL_REPORT_TEXT_COLOR;
   return true;
 }
 
@@ -359,14 +371,19 @@ int cmd_merge(int argc, char **argv) {
   return with_diagnoser(o, "merge", [&](fl_diagnoser *d, const fl_pack *) {
     for (const std::string &p : o.inputs) {
       std::string bytes, err;
+      // A partial holds bounded evidence (docs/GUARANTEES.md): /dev/zero is not read forever.
+      constexpr size_t kMaxPartialBytes = size_t{1} << 30;
+      bool too_big = false;
       if (!read_source(
               p,
               [&](const char *b, size_t n) {
+                if (bytes.size() + n > kMaxPartialBytes) return !(too_big = true);
                 bytes.append(b, n);
                 return true;
               },
-              &err)) {
-        eprintf("faultline merge: %s\n", err.c_str());
+              &err) ||
+          too_big) {
+        eprintf("faultline merge: %s\n", too_big ? (p + ": larger than any partial (1 GiB)").c_str() : err.c_str());
         return kExitError;
       }
       if (fl_diagnoser_merge_partial(d, bytes.data(), bytes.size()) != FL_OK) {

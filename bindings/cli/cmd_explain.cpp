@@ -12,30 +12,51 @@
 
 namespace cli {
 
+namespace {
+
+// A pack's text on the terminal: packs can be anyone's, control bytes become '?'.
+std::string printable(const char *s) {
+  std::string out = s ? s : "";
+  for (char &c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+}  // namespace
+
 int cmd_explain(int argc, char **argv) {
   int format = FL_PAGE_TEXT;
   const char *id = nullptr;
+  std::string pack_path;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--markdown"))
       format = FL_PAGE_MARKDOWN;
+    else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      pack_path = argv[++i];
     else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
-          "usage: faultline explain [--markdown] ID\n"
-          "Prints the encyclopedia page of an entry, e.g. faultline explain nccl-watchdog-timeout\n");
+          "usage: faultline explain [--markdown] [--pack PACK] ID\n"
+          "Prints the encyclopedia page of an entry, e.g. faultline explain nccl-watchdog-timeout\n"
+          "The pack: --pack, else FAULTLINE_PACK, else the embedded one.\n");
       return 0;
-    } else
+    } else if (argv[i][0] == '-') {
+      eprintf("faultline explain: %s %s\n", argv[i], !std::strcmp(argv[i], "--pack") ? "needs a value" : "is an unknown option");
+      return kExitError;
+    } else {
       id = argv[i];
+    }
   }
   if (!id) {
     eprintf("faultline explain: give an entry id (faultline list shows them)\n");
     return kExitError;
   }
-  fl_pack *pack = open_chosen_pack("explain", "");
+  fl_pack *pack = open_chosen_pack("explain", pack_path);
   if (!pack) return kExitError;
   uint32_t index = fl_pack_find_entry(pack, id);
   int status = 0;
   if (index == UINT32_MAX) {
-    eprintf("faultline explain: no entry '%s' in pack %s (faultline list shows the ids)\n", id, fl_pack_version(pack));
+    eprintf("faultline explain: no entry '%s' in pack %s (faultline list shows the ids)\n", id,
+            printable(fl_pack_version(pack)).c_str());
     status = kExitError;
   } else {
     size_t n = fl_pack_entry_page(pack, index, format, nullptr, 0);
@@ -48,27 +69,33 @@ int cmd_explain(int argc, char **argv) {
 }
 
 int cmd_list(int argc, char **argv) {
-  std::string category, type;
+  std::string category, type, pack_path;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--category") && i + 1 < argc)
       category = argv[++i];
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc)
       type = argv[++i];
+    else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      pack_path = argv[++i];
     else {
-      std::printf(
-          "usage: faultline list [--category C] [--type T]\n"
-          "Lists the entries of the pack (FAULTLINE_PACK, else the embedded one): id, type, category, title.\n"
-          "Examples:\n  faultline list --category hardware\n  faultline list --type nccl_timeout\n");
-      return std::strcmp(argv[i], "--help") && std::strcmp(argv[i], "-h") ? kExitError : 0;
+      const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+      if (!help) eprintf("faultline list: %s: unknown option or missing value\n", argv[i]);
+      std::fprintf(help ? stdout : stderr,
+                   "usage: faultline list [--category C] [--type T] [--pack PACK]\n"
+                   "Lists the entries of the pack (--pack, else FAULTLINE_PACK, else the embedded one): id, type,\n"
+                   "category, title.\n"
+                   "Examples:\n  faultline list --category hardware\n  faultline list --type nccl_timeout\n");
+      return help ? 0 : kExitError;
     }
   }
-  fl_pack *pack = open_chosen_pack("list", "");
+  fl_pack *pack = open_chosen_pack("list", pack_path);
   if (!pack) return kExitError;
   uint32_t shown = 0;
   for (uint32_t i = 0; i < fl_pack_entry_count(pack); i++) {
     std::string id = fl_pack_entry_id(pack, i), t = fl_pack_entry_type(pack, i), cat = fl_pack_entry_category(pack, i);
     if ((!category.empty() && cat != category) || (!type.empty() && t != type)) continue;
-    std::printf("%-42s %-24s %-11s %s\n", id.c_str(), t.c_str(), cat.c_str(), fl_pack_entry_title(pack, i));
+    std::printf("%-42s %-24s %-11s %s\n", printable(id.c_str()).c_str(), printable(t.c_str()).c_str(),
+                printable(cat.c_str()).c_str(), printable(fl_pack_entry_title(pack, i)).c_str());
     shown++;
   }
   fl_pack_free(pack);

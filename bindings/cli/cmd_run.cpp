@@ -83,9 +83,14 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
       char *end = nullptr;
       o->grace = std::strtod(argv[++i], &end);
       if (end == argv[i] || *end || !(o->grace >= 0 && o->grace <= 86400)) return *status = usage(kExitError), false;
-    } else if (argv[i][0] == '-')
+    } else if (!std::strcmp(argv[i], "--report") || !std::strcmp(argv[i], "--summary-file") || !std::strcmp(argv[i], "--pack") ||
+               !std::strcmp(argv[i], "--grace")) {
+      eprintf("faultline run: option %s needs a value\n", argv[i]);
+      return *status = kExitError, false;
+    } else if (argv[i][0] == '-') {
+      eprintf("faultline run: unknown option %s\n", argv[i]);
       return *status = usage(kExitError), false;
-    else
+    } else
       break;
   }
   if (i >= argc) return *status = usage(kExitError), false;
@@ -134,7 +139,7 @@ void warn_output_still_held(double grace) {
 // On stderr, after everything the command wrote there.
 void print_diagnosis(fl_diagnoser *d, int status) {
   const char *text = nullptr;
-  const int format = isatty(2) && !std::getenv("NO_COLOR") ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
+  const int format = use_color(ColorMode::kAuto, 2) ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
   if (fl_diagnoser_report(d, format, &text, nullptr) == FL_OK)
     // The report escapes what came from the log; its colors are its own.
     std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);

@@ -1,10 +1,12 @@
 // scan and pack-info: raw matches for signature authors, and what a pack file
 // says about itself.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,14 +20,41 @@ namespace cli {
 
 namespace {
 
+// Far above any real pack (the default one is a few MB): what pack-info reads at most.
+constexpr uint64_t kMaxPackFileBytes = 1ull << 30;
+
+// A pack's own text (versions) shown on a terminal: control bytes as '?'.
+void printable(char *s) {
+  for (; *s; s++)
+    if (static_cast<unsigned char>(*s) < 0x20 || *s == 0x7f) *s = '?';
+}
+
+// Log and pack text on stdout: control bytes as '?' (a log cannot drive the terminal).
+void put(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    std::putchar(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+}
+void put(const char *s) { put(s, std::strlen(s)); }
+
 int print_event(void *ctx, const fl_event *ev) {
-  const char *file = static_cast<const char *>(ctx);
-  std::printf("%s:%llu: %s/%s", file, static_cast<unsigned long long>(ev->line_number), ev->entry_id, ev->pattern);
+  put(static_cast<const char *>(ctx));
+  std::printf(":%llu: ", static_cast<unsigned long long>(ev->line_number));
+  put(ev->entry_id);
+  std::putchar('/');
+  put(ev->pattern);
   if (ev->rank >= 0) std::printf(" rank=%lld", static_cast<long long>(ev->rank));
-  if (ev->host) std::printf(" host=%.*s", static_cast<int>(ev->host_len), ev->host);
-  for (uint32_t i = 0; i < ev->capture_count; i++)
-    std::printf(" %s=%.*s", ev->captures[i].name, static_cast<int>(ev->captures[i].value_len), ev->captures[i].value);
-  std::printf("\n    %.*s\n", static_cast<int>(ev->line_len > 300 ? 300 : ev->line_len), ev->line);
+  if (ev->host) std::printf(" host="), put(ev->host, ev->host_len);
+  for (uint32_t i = 0; i < ev->capture_count; i++) {
+    std::putchar(' ');
+    put(ev->captures[i].name);
+    std::putchar('=');
+    put(ev->captures[i].value, ev->captures[i].value_len);
+  }
+  std::printf("\n    ");
+  put(ev->line, ev->line_len > 300 ? 300 : ev->line_len);
+  std::putchar('\n');
   return 0;
 }
 
@@ -42,10 +71,18 @@ int cmd_scan(int argc, char **argv) {
           "Example: faultline scan --pack my.flpack job.log\n");
       return 0;
     }
-    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc) {
       pack_path = argv[++i];
-    else
+    } else if (!std::strcmp(argv[i], "--")) {
+      args.insert(args.end(), argv + i + 1, argv + argc);
+      break;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      eprintf("faultline scan: %s %s (files that begin with '-': after --)\n", argv[i],
+              !std::strcmp(argv[i], "--pack") ? "needs a value" : "is an unknown option");
+      return kExitError;
+    } else {
       args.push_back(argv[i]);
+    }
   }
   if (args.empty()) args.push_back("-");
   std::vector<std::string> files;
@@ -91,29 +128,54 @@ int cmd_pack_info(int argc, char **argv) {
         "Example: faultline pack-info build/default.flpack\n");
     return argc == 2 ? 0 : kExitError;
   }
-  std::ifstream f(argv[1], std::ios::binary);
-  if (!f) {
-    eprintf("faultline pack-info: cannot open %s\n", argv[1]);
+  // A pack is a regular file of bounded size: a directory, a FIFO or
+  // /dev/zero is refused before anything is read.
+  struct stat file;
+  if (stat(argv[1], &file) != 0) {
+    eprintf("faultline pack-info: %s: %s\n", argv[1], std::strerror(errno));
     return kExitError;
   }
-  std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<uint64_t> mem(raw.size() / 8 + 1);  // 8-byte aligned copy, as full verification needs
-  std::memcpy(mem.data(), raw.data(), raw.size());
+  if (!S_ISREG(file.st_mode)) {
+    eprintf("faultline pack-info: %s: not a regular file\n", argv[1]);
+    return kExitError;
+  }
+  if (static_cast<uint64_t>(file.st_size) > kMaxPackFileBytes) {
+    eprintf("faultline pack-info: %s: %lld bytes, larger than any pack (%llu)\n", argv[1], static_cast<long long>(file.st_size),
+            static_cast<unsigned long long>(kMaxPackFileBytes));
+    return kExitError;
+  }
+  std::vector<uint64_t> mem(static_cast<size_t>(file.st_size) / 8 + 1);  // 8-byte aligned, as full verification needs
+  FILE *f = std::fopen(argv[1], "rb");
+  const size_t size = f ? std::fread(mem.data(), 1, static_cast<size_t>(file.st_size), f) : 0;
+  if (!f || std::ferror(f)) {
+    eprintf("faultline pack-info: cannot read %s: %s\n", argv[1], std::strerror(errno));
+    if (f) std::fclose(f);
+    return kExitError;
+  }
+  std::fclose(f);
   fl_pack_info info{};
   info.struct_size = sizeof info;
-  fl_status st = fl_pack_info_get(mem.data(), raw.size(), &info);
+  // The verifier's reason, whether or not the header can be read.
+  char why[512] = "";
+  fl_pack *pack = nullptr;
+  const fl_status verified = fl_pack_open_memory(mem.data(), size, nullptr, &pack, why, sizeof why);
+  fl_pack_free(pack);
+  const fl_status st = fl_pack_info_get(mem.data(), size, &info);
+  printable(info.pack_version);
+  printable(info.compiler_version);
   if (st != FL_OK) {
-    eprintf("faultline pack-info: %s: %s\n", argv[1], fl_status_str(st));
+    eprintf("faultline pack-info: %s: %s: %s\n", argv[1], fl_status_str(st), why[0] ? why : fl_status_str(verified));
     return kExitError;
   }
   std::printf(
       "file            %s\nformat          %u.%u (this library reads %d.x)\nbytes           %llu\n"
       "content hash    %016llx (XXH64)\nentries         %u\npatterns        %u\nDFAs            %u\n"
-      "verified        %s\npack version    %s\ncompiled by     %s\n",
+      "verified        %s%s%s\npack version    %s\ncompiled by     %s\n",
       argv[1], info.format_major, info.format_minor, FL_PACK_FORMAT_MAJOR, static_cast<unsigned long long>(info.total_bytes),
       static_cast<unsigned long long>(info.content_hash), info.entry_count, info.pattern_count, info.dfa_count,
-      info.content_valid ? "yes" : "no", info.pack_version, info.compiler_version);
-  return info.content_valid ? 0 : kExitError;
+      verified == FL_OK ? "yes" : "no", verified == FL_OK ? "" : ": ", verified == FL_OK ? "" : why, info.pack_version,
+      info.compiler_version);
+  return verified == FL_OK ? 0 : kExitError;
 }
 
 }  // namespace cli

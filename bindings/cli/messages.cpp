@@ -1,7 +1,11 @@
 #include "messages.h"
 
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace cli {
@@ -26,6 +30,19 @@ void eprintf(const char *fmt, ...) {
     if ((u < 0x20 && c != '\n') || u == 0x7f) c = '?';
   }
   std::fwrite(s.data(), 1, s.size(), stderr);
+}
+
+bool parse_color_mode(const char *v, ColorMode *out) {
+  if (!std::strcmp(v, "auto")) return *out = ColorMode::kAuto, true;
+  if (!std::strcmp(v, "always")) return *out = ColorMode::kAlways, true;
+  if (!std::strcmp(v, "never")) return *out = ColorMode::kNever, true;
+  return false;
+}
+
+bool use_color(ColorMode mode, int fd) {
+  if (mode != ColorMode::kAuto) return mode == ColorMode::kAlways;
+  const char *no_color = std::getenv("NO_COLOR"), *term = std::getenv("TERM");
+  return isatty(fd) && !(no_color && *no_color) && !(term && !std::strcmp(term, "dumb"));
 }
 
 }  // namespace cli

@@ -9,4 +9,10 @@ namespace cli {
 // printf to stderr, with every control byte but '\n' shown as '?'.
 [[gnu::format(printf, 1, 2)]] void eprintf(const char *fmt, ...);
 
+// --color=auto|always|never: whether to color output on `fd`. auto (the
+// default): a terminal, NO_COLOR unset or empty (no-color.org), TERM not "dumb".
+enum class ColorMode { kAuto, kAlways, kNever };
+bool parse_color_mode(const char *value, ColorMode *out);
+bool use_color(ColorMode mode, int fd);
+
 }  // namespace cli

@@ -12,7 +12,9 @@ namespace faultline {
 
 Status map_file(const char *path, MappedFile *out, ErrorText *err) {
   *out = MappedFile{};
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; only
+  // regular files are mapped, and for them the flag changes nothing.
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     err->set("cannot open %s: %s", path, std::strerror(errno));
     return Status::kIo;

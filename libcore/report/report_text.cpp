@@ -117,7 +117,7 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
     out->addf("%sNo failure found%s", st.on(kGreen), st.off());
     uint64_t lines = 0;
     for (const SourceRec &s : ev.sources) lines += s.lines;
-    out->addf(" in %llu lines of %zu log%s.\n", static_cast<unsigned long long>(lines), ev.sources.size(),
+    out->addf(" in %llu line%s of %zu log%s.\n", static_cast<unsigned long long>(lines), lines == 1 ? "" : "s", ev.sources.size(),
               ev.sources.size() == 1 ? "" : "s");
     return;
   }

@@ -4,6 +4,7 @@ concatenated, truncated), stdin, directories, GitHub annotations, scan,
 pack-info, explain, list and exit statuses."""
 import gzip
 import json
+import time
 import os
 import shutil
 import signal
@@ -180,6 +181,104 @@ class Run(unittest.TestCase):
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=20)
         self.assertEqual(p.returncode, 42)
+
+
+class Usage(unittest.TestCase):
+    def test_help_topic_version_and_options_before_the_command(self):
+        r = flrun.run(["help", "diagnose"])
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith(b"usage: faultline diagnose"), r.stdout[:80])
+        for v in ("-V", "--version"):
+            self.assertTrue(flrun.run([v]).stdout.startswith(b"faultline "), v)
+        log = os.path.join(LOGS, "A052.log")
+        r = flrun.run(["--summary", "diagnose", log])
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith(b"failure: cuda-out-of-memory"))
+        r = flrun.run(["--pack", "/nonexistent/p.flpack", "diagnose", log])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"cannot open pack /nonexistent/p.flpack", r.stderr)
+
+    def test_a_missing_option_value_is_named_as_such(self):
+        for args in (["diagnose", "--pack"], ["diagnose", "-", "--jobs"], ["run", "--report"], ["scan", "--pack"]):
+            r = flrun.run(args, stdin=b"")
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(b"needs a value", r.stderr, args)
+
+    def test_scan_takes_no_option_for_a_file(self):
+        r = flrun.run(["scan", "--jsno", os.path.join(LOGS, "A052.log")])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"unknown option", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            odd = os.path.join(d, "-rank0.log")
+            shutil.copy(os.path.join(LOGS, "A052.log"), odd)
+            r = subprocess.run([flrun.BIN, "scan", "--", "-rank0.log"], cwd=d, capture_output=True, timeout=60)
+            self.assertEqual(r.returncode, 0)
+
+    def test_one_line_is_singular(self):
+        self.assertIn(b"in 1 line of 1 log.", flrun.run(["diagnose", "-"], stdin=b"hello\n").stdout)
+
+    def test_color_choice(self):
+        log = os.path.join(LOGS, "A052.log")
+        self.assertIn(b"\x1b[", flrun.run(["diagnose", "--color=always", log]).stdout)
+        self.assertNotIn(b"\x1b[", flrun.run(["diagnose", "--color", "never", log]).stdout)
+        self.assertEqual(flrun.run(["diagnose", "--color=sometimes", log]).returncode, 2)
+        import pty
+        for env_extra, colored in (({}, True), ({"TERM": "dumb"}, False), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True)):
+            env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+            env["TERM"] = "xterm"
+            env.update(env_extra)
+            main, sub = pty.openpty()
+            p = subprocess.Popen([flrun.BIN, "diagnose", log], stdout=sub, stderr=subprocess.DEVNULL, env=env)
+            os.close(sub)
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            p.wait(timeout=60)
+            os.close(main)
+            self.assertEqual(b"\x1b[" in out, colored, env_extra)
+
+    def test_pack_files_that_are_no_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "fifo")
+            os.mkfifo(fifo)
+            for args in (["pack-info", d], ["pack-info", "/dev/zero"], ["pack-info", fifo],
+                         ["diagnose", "--pack", fifo, os.path.join(LOGS, "A052.log")]):
+                r = flrun.run(args)
+                self.assertEqual(r.returncode, 2, args)
+                self.assertIn(b"not a regular file", r.stderr, args)
+            with open(os.path.join(flrun.ROOT, "build", "default.flpack"), "rb") as f:
+                cut = f.read(4096)
+            bad = os.path.join(d, "cut.flpack")
+            with open(bad, "wb") as f:
+                f.write(cut)
+            r = flrun.run(["pack-info", bad])
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(b"truncated", r.stderr)  # the verifier's reason, not only "pack is corrupt"
+        r = flrun.run(["merge", "/dev/zero"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"larger than any partial", r.stderr)
+
+    def test_run_killed_outright_takes_its_command_along(self):
+        p = subprocess.Popen([flrun.BIN, "run", "--quiet", "--", "sh", "-c", "echo $$; exec sleep 60"], stdout=subprocess.PIPE)
+        child = int(p.stdout.readline())
+        p.kill()
+        p.wait(timeout=20)
+        p.stdout.close()
+        for _ in range(100):
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(child, 9)
+            self.fail("the command outlived faultline run")
 
 
 class Formats(unittest.TestCase):

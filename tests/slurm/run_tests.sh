@@ -368,6 +368,19 @@ secs=$(epilog_seconds "$job")
 check "job $job: epilog fast on the capped log ($secs s <= 10 s)" test "$secs" -le 10
 check "node stays up after job $job" node_up
 
+# 6b. A first pass that fails for another reason than time (here: a memory limit it cannot start under)
+#     is followed by the tail pass too, and the summary says why the answer is partial.
+# (The first call of the wrapper, made as the job's user, leaves a mark in the job's directory.)
+printf '#!/bin/sh\n[ -e %s ] || { : >%s; ulimit -v 16384; }\nexec %s "$@"\n' "$T/work/first-pass-ran" "$T/work/first-pass-ran" \
+  "$T/bin/faultline" >"$T/bin/faultline-lowmem"
+chmod 755 "$T/bin/faultline-lowmem"
+configure FAULTLINE_BIN="$T/bin/faultline-lowmem"
+job=$(submit huge-log.sbatch oom-rank5 --export="ALL,CASE=$T/data/oom-rank5,HUGE=1G")
+wait_job "$job"
+expect_diagnosis "$job" failure cuda-out-of-memory cuda_oom 5 node-b? fix-config
+check "job $job: the summary says the first pass failed and the tail was read" grep -Eq "partial: (failed \(status [0-9]+\)|was killed[^;]*); diagnosed the last 16 MiB" "$T/work/faultline-$job.summary"
+check "node stays up after job $job" node_up
+
 # 7. A broken installation (no faultline binary) must not drain the node either.
 configure FAULTLINE_BIN=/nonexistent/faultline
 job=$(submit two-nodes-label.sbatch oom-rank5 --job-name=broken)
