@@ -82,8 +82,8 @@ Peaks stream(const std::function<std::string(uint64_t)> &block, uint64_t total) 
 constexpr size_t kDocumentedBound = 200u << 20;
 
 void check_flat(const Peaks &p, const char *shape) {
-  MESSAGE(shape << ": peak " << p.early << " bytes after a tenth, " << p.end << " at the end; live " << p.live_early << " -> "
-                << p.live_end);
+  MESSAGE(std::string(shape) << ": peak " << p.early << " bytes after a tenth, " << p.end << " at the end; live " << p.live_early
+                             << " -> " << p.live_end);
   CHECK(p.end < kDocumentedBound);
   // Full after a tenth: what follows may not grow it (a pool holds up to as
   // much reclaimable text as live text, plus 1 MiB, before it is compacted).
