@@ -12,18 +12,6 @@
 
 namespace cli {
 
-namespace {
-
-// A pack's text on the terminal: packs can be anyone's, control bytes become '?'.
-std::string printable(const char *s) {
-  std::string out = s ? s : "";
-  for (char &c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
-}  // namespace
-
 int cmd_explain(int argc, char **argv) {
   int format = FL_PAGE_TEXT;
   const char *id = nullptr;
@@ -94,8 +82,8 @@ int cmd_list(int argc, char **argv) {
   for (uint32_t i = 0; i < fl_pack_entry_count(pack); i++) {
     std::string id = fl_pack_entry_id(pack, i), t = fl_pack_entry_type(pack, i), cat = fl_pack_entry_category(pack, i);
     if ((!category.empty() && cat != category) || (!type.empty() && t != type)) continue;
-    std::printf("%-42s %-24s %-11s %s\n", printable(id.c_str()).c_str(), printable(t.c_str()).c_str(),
-                printable(cat.c_str()).c_str(), printable(fl_pack_entry_title(pack, i)).c_str());
+    std::printf("%-42s %-24s %-11s %s\n", printable(id).c_str(), printable(t).c_str(), printable(cat).c_str(),
+                printable(fl_pack_entry_title(pack, i)).c_str());
     shown++;
   }
   fl_pack_free(pack);

@@ -23,19 +23,8 @@ namespace {
 // Far above any real pack (the default one is a few MB): what pack-info reads at most.
 constexpr uint64_t kMaxPackFileBytes = 1ull << 30;
 
-// A pack's own text (versions) shown on a terminal: control bytes as '?'.
-void printable(char *s) {
-  for (; *s; s++)
-    if (static_cast<unsigned char>(*s) < 0x20 || *s == 0x7f) *s = '?';
-}
-
 // Log and pack text on stdout: control bytes as '?' (a log cannot drive the terminal).
-void put(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    std::putchar(c < 0x20 || c == 0x7f ? '?' : c);
-  }
-}
+void put(const char *s, size_t n) { std::fputs(printable(std::string_view(s, n)).c_str(), stdout); }
 void put(const char *s) { put(s, std::strlen(s)); }
 
 int print_event(void *ctx, const fl_event *ev) {
@@ -161,8 +150,7 @@ int cmd_pack_info(int argc, char **argv) {
   const fl_status verified = fl_pack_open_memory(mem.data(), size, nullptr, &pack, why, sizeof why);
   fl_pack_free(pack);
   const fl_status st = fl_pack_info_get(mem.data(), size, &info);
-  printable(info.pack_version);
-  printable(info.compiler_version);
+  const std::string pack_version = printable(info.pack_version), compiler_version = printable(info.compiler_version);
   if (st != FL_OK) {
     eprintf("faultline pack-info: %s: %s: %s\n", argv[1], fl_status_str(st), why[0] ? why : fl_status_str(verified));
     return kExitError;
@@ -173,8 +161,8 @@ int cmd_pack_info(int argc, char **argv) {
       "verified        %s%s%s\npack version    %s\ncompiled by     %s\n",
       argv[1], info.format_major, info.format_minor, FL_PACK_FORMAT_MAJOR, static_cast<unsigned long long>(info.total_bytes),
       static_cast<unsigned long long>(info.content_hash), info.entry_count, info.pattern_count, info.dfa_count,
-      verified == FL_OK ? "yes" : "no", verified == FL_OK ? "" : ": ", verified == FL_OK ? "" : why, info.pack_version,
-      info.compiler_version);
+      verified == FL_OK ? "yes" : "no", verified == FL_OK ? "" : ": ", verified == FL_OK ? "" : why, pack_version.c_str(),
+      compiler_version.c_str());
   return verified == FL_OK ? 0 : kExitError;
 }
 

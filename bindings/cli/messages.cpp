@@ -25,11 +25,17 @@ void eprintf(const char *fmt, ...) {
   std::vsnprintf(s.data(), s.size(), fmt, again);
   va_end(again);
   s.resize(static_cast<size_t>(n));
+  s = printable(s, true);
+  std::fwrite(s.data(), 1, s.size(), stderr);
+}
+
+std::string printable(std::string_view text, bool keep_newlines) {
+  std::string s(text);
   for (char &c : s) {
     const unsigned char u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n') || u == 0x7f) c = '?';
+    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u == 0x7f) c = '?';
   }
-  std::fwrite(s.data(), 1, s.size(), stderr);
+  return s;
 }
 
 bool parse_color_mode(const char *v, ColorMode *out) {

@@ -4,7 +4,14 @@
 // terminal or the log viewer it lands in.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 namespace cli {
+
+// Text from a log or a pack as it may be shown: every control byte (escape
+// sequences above all) becomes '?', line breaks too unless kept.
+std::string printable(std::string_view text, bool keep_newlines = false);
 
 // printf to stderr, with every control byte but '\n' shown as '?'.
 [[gnu::format(printf, 1, 2)]] void eprintf(const char *fmt, ...);

@@ -35,9 +35,7 @@ struct Progress {
     last = now;
     double secs = std::chrono::duration<double>(now - start).count();
     double mb = static_cast<double>(done) / 1e6;
-    std::string shown = *name;  // '\r' starts the progress line; the name holds no control byte
-    for (char &c : shown)
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    const std::string shown = printable(*name);  // '\r' starts the progress line; the name holds no control byte
     std::fprintf(stderr, "\rfaultline: %s %.0f/%.0f MB (%.0f%%) %.0f MB/s  ", shown.c_str(), mb, static_cast<double>(total) / 1e6,
                  total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0, secs > 0 ? mb / secs : 0.0);
   }

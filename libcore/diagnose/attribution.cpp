@@ -43,7 +43,40 @@ size_t dir_len(const Evidence &ev, uint32_t source) {
   return 0;
 }
 
+// A host's short name: "node17" and "node17.cluster.local" are one host;
+// an IPv4 address is kept whole.
+size_t short_host(const char *h, size_t n) {
+  bool ip = n > 0;
+  for (size_t i = 0; i < n && ip; i++) ip = (h[i] >= '0' && h[i] <= '9') || h[i] == '.';
+  if (ip) return n;
+  const void *dot = std::memchr(h, '.', n);
+  return dot ? static_cast<size_t>(static_cast<const char *>(dot) - h) : n;
+}
+
 }  // namespace
+
+// How many hosts the job's lines name: 0, 1 or 2 (two or more).
+int hosts_named(const Evidence &ev) {
+  const char *first = nullptr;
+  size_t first_len = 0;
+  int seen = 0;
+  auto note = [&](Str s) {
+    if (seen == 2 || s.len == 0) return;
+    const char *h = ev.str(s);
+    const size_t n = short_host(h, s.len);
+    if (seen == 0) {
+      first = h, first_len = n, seen = 1;
+    } else if (n != first_len || std::memcmp(h, first, n) != 0) {
+      seen = 2;
+    }
+  };
+  for (const Group &g : ev.groups) note(g.host);
+  for (const WorkerExit &x : ev.exits) note(x.host);
+  for (const Candidate &x : ev.candidates) note(x.host);
+  for (const Progress &x : ev.progress) note(x.host);
+  for (const RankOfPid &x : ev.pid_ranks) note(x.host);
+  return seen;
+}
 
 AgentMap::AgentMap(const Evidence &e, const Allocator &a) : ev(e), has_table(a), base(a) {
   for (size_t i = 0; i < ev.sources.size(); i++) has_table.push(0), base.push(kNoBase);
@@ -282,21 +315,6 @@ int64_t signal_exit_rank(const Evidence &ev, Str *host) {
 
 namespace {
 
-// Two different hosts among the lines read or the launcher's records.
-bool hosts_differ(const Evidence &ev) {
-  Str first{};
-  auto differs = [&](Str h) {
-    if (h.len == 0) return false;
-    if (first.len == 0) first = h;
-    return !ev.str_eq(first, ev.str(h), h.len);
-  };
-  for (const Group &g : ev.groups)
-    if (differs(g.host)) return true;
-  for (const WorkerExit &x : ev.exits)
-    if (differs(x.host)) return true;
-  return false;
-}
-
 // The root error printed again in the same log on a line that names one
 // rank: PyTorch's NCCL watchdog restates the CUDA error that ended its
 // process as "[Rank 1] NCCL watchdog thread terminated with exception: ...".
@@ -468,7 +486,7 @@ void decide_waited(const Evidence &ev, Diagnosis *d) {
 void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagnosis *d) {
   // On one node a worker's local rank is its rank: old torchrun agents
   // report only "failed (exitcode: 1) local_rank: 0".
-  const bool one_node = ev.nodes() <= 1 && !hosts_differ(ev);
+  const bool one_node = ev.nodes() <= 1 && hosts_named(ev) < 2;
   Str host{};
   int64_t r;
   if ((r = signal_exit_rank(ev, &host)) >= 0) {

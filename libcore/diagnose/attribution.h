@@ -28,6 +28,10 @@ struct AgentMap {
   uint32_t tables = 0;
 };
 
+// How many hosts the job's lines name (short names: node17 and
+// node17.cluster.local are one): 0, 1 or 2 (two or more).
+int hosts_named(const Evidence &ev);
+
 // One rank per evidence group, in group order (-1 = unknown), and where it came from.
 void rank_groups(const Evidence &ev, AgentMap *agents, Vec<int64_t> *group_rank, Vec<RankFrom> *group_rank_from);
 

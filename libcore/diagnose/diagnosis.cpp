@@ -39,39 +39,6 @@ const fb::Entry *entry_of(const Ctx &c, const Group &g) {
 // -1: a before b, 1: after, 0: unknown.
 int before(const Ctx &c, const Group &a, const Group &b) { return group_order(c.ev, a, b); }
 
-// A host's short name: "node17" and "node17.cluster.local" are one host;
-// an IPv4 address is kept whole.
-size_t short_host(const char *h, size_t n) {
-  bool ip = n > 0;
-  for (size_t i = 0; i < n && ip; i++) ip = (h[i] >= '0' && h[i] <= '9') || h[i] == '.';
-  if (ip) return n;
-  const void *dot = std::memchr(h, '.', n);
-  return dot ? static_cast<size_t>(static_cast<const char *>(dot) - h) : n;
-}
-
-// How many hosts the job's lines name: 0, 1 or 2 (two or more).
-int hosts_named(const Evidence &ev) {
-  const char *first = nullptr;
-  size_t first_len = 0;
-  int seen = 0;
-  auto note = [&](Str s) {
-    if (seen == 2 || s.len == 0) return;
-    const char *h = ev.str(s);
-    const size_t n = short_host(h, s.len);
-    if (seen == 0) {
-      first = h, first_len = n, seen = 1;
-    } else if (n != first_len || std::memcmp(h, first, n) != 0) {
-      seen = 2;
-    }
-  };
-  for (const Group &g : ev.groups) note(g.host);
-  for (const WorkerExit &x : ev.exits) note(x.host);
-  for (const Candidate &x : ev.candidates) note(x.host);
-  for (const Progress &x : ev.progress) note(x.host);
-  for (const RankOfPid &x : ev.pid_ranks) note(x.host);
-  return seen;
-}
-
 // The job facts an entry's condition may require or exclude, for one group.
 // One node: the lines name one host and nothing states more nodes (one
 // node's log of a larger job names one host too, but NCCL's init line or

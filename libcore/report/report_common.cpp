@@ -193,8 +193,7 @@ static void walk_template(const char *t, Text *out, Fill fill) {
         continue;
       }
     }
-    const unsigned char c = static_cast<unsigned char>(t[i]);
-    out->addc(c < 0x20 || c == 0x7f ? '?' : t[i]);  // a pack's command is one line, shown as it will run
+    add_safe(out, t + i, 1);  // a pack's command is one line, shown as it will run
   }
 }
 
@@ -207,18 +206,19 @@ void show_placeholders(const char *t, Text *out) {
   walk_template(t, out, [](const char *, size_t, ValueType) { return false; });
 }
 
-void add_safe_text(Text *out, const char *s, size_t n) {
+namespace {
+
+void add_escaped(Text *out, const char *s, size_t n, bool keep_newlines) {
   for (size_t i = 0; i < n; i++) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    out->addc((c < 0x20 && c != '\n') || c == 0x7f ? '?' : static_cast<char>(c));
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out->addc((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7f ? '?' : static_cast<char>(c));
   }
 }
 
-void add_safe(Text *out, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    out->addc(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
-  }
-}
+}  // namespace
+
+void add_safe(Text *out, const char *s, size_t n) { add_escaped(out, s, n, false); }
+
+void add_safe_text(Text *out, const char *s, size_t n) { add_escaped(out, s, n, true); }
 
 }  // namespace faultline

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "counting_allocator.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -98,30 +100,6 @@ std::vector<fs::path> real_logs() {
   std::sort(logs.begin(), logs.end());
   return logs;
 }
-
-// A counting allocator: live and peak bytes, and how many allocations.
-struct Counting {
-  std::atomic<size_t> live{0}, peak{0}, calls{0};
-  static void *alloc(void *ctx, size_t n) {
-    auto *c = static_cast<Counting *>(ctx);
-    ++c->calls;
-    auto *p = static_cast<size_t *>(std::malloc(n + 16));
-    if (!p) return nullptr;
-    p[0] = n;
-    size_t now = c->live += n;
-    size_t old = c->peak.load();
-    while (now > old && !c->peak.compare_exchange_weak(old, now)) {
-    }
-    return p + 2;
-  }
-  static void release(void *ctx, void *ptr) {
-    if (!ptr) return;
-    auto *p = static_cast<size_t *>(ptr) - 2;
-    static_cast<Counting *>(ctx)->live -= p[0];
-    std::free(p);
-  }
-  fl_allocator allocator() { return fl_allocator{alloc, release, this}; }
-};
 
 }  // namespace
 
@@ -220,7 +198,7 @@ TEST_CASE("api: ANSI colors do not break matching or captures") {
 }
 
 TEST_CASE("api: hostile logs: bounded memory, no allocation while feeding, right events after") {
-  Counting counter;
+  CountingAllocator counter;
   fl_allocator al = counter.allocator();
   fl_pack_options po = FL_PACK_OPTIONS_INIT;
   po.allocator = &al;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "counting_allocator.h"
 #include "faultline.h"
 
 namespace fs = std::filesystem;
@@ -60,26 +61,6 @@ std::string diagnose(fl_pack *pack, const std::vector<std::pair<std::string, std
 }
 
 std::string log_path(const char *name) { return std::string(FAULTLINE_TEST_DATA) + "/logs/" + name; }
-
-// A counting allocator: live and peak bytes.
-struct Counting {
-  size_t live = 0, peak = 0;
-  static void *alloc(void *ctx, size_t n) {
-    auto *c = static_cast<Counting *>(ctx);
-    auto *p = static_cast<size_t *>(std::malloc(n + 16));
-    if (!p) return nullptr;
-    p[0] = n;
-    c->live += n;
-    if (c->live > c->peak) c->peak = c->live;
-    return p + 2;
-  }
-  static void release(void *ctx, void *ptr) {
-    if (!ptr) return;
-    auto *p = static_cast<size_t *>(ptr) - 2;
-    static_cast<Counting *>(ctx)->live -= p[0];
-    std::free(p);
-  }
-};
 
 }  // namespace
 
@@ -150,8 +131,8 @@ TEST_CASE("diagnoser: the report is the same however the logs are chunked") {
 
 TEST_CASE("diagnoser: hostile logs keep memory bounded and reports valid") {
   DefaultPack p;
-  Counting counter;
-  fl_allocator al{Counting::alloc, Counting::release, &counter};
+  CountingAllocator counter;
+  fl_allocator al = counter.allocator();
   fl_diagnoser_options o = FL_DIAGNOSER_OPTIONS_INIT;
   o.allocator = &al;
   // 300,000 OOM lines on distinct ranks and hosts: far more groups than the bound.

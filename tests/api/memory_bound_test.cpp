@@ -12,30 +12,12 @@
 #include <sstream>
 #include <string>
 
+#include "counting_allocator.h"
 #include "faultline.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Counting {
-  size_t live = 0, peak = 0;
-  static void *alloc(void *ctx, size_t n) {
-    auto *c = static_cast<Counting *>(ctx);
-    auto *p = static_cast<size_t *>(std::malloc(n + 16));
-    if (!p) return nullptr;
-    p[0] = n;
-    c->live += n;
-    if (c->live > c->peak) c->peak = c->live;
-    return p + 2;
-  }
-  static void release(void *ctx, void *ptr) {
-    if (!ptr) return;
-    auto *p = static_cast<size_t *>(ptr) - 2;
-    static_cast<Counting *>(ctx)->live -= p[0];
-    std::free(p);
-  }
-};
 
 uint64_t bytes_per_shape() {
   const char *gb = std::getenv("FAULTLINE_MEMORY_GB");
@@ -52,8 +34,8 @@ Peaks stream(const std::function<std::string(uint64_t)> &block, uint64_t total) 
   fl_pack *pack = nullptr;
   char err[256];
   REQUIRE(fl_pack_open_default(nullptr, &pack, err, sizeof err) == FL_OK);
-  Counting counter;
-  fl_allocator al{Counting::alloc, Counting::release, &counter};
+  CountingAllocator counter;
+  fl_allocator al = counter.allocator();
   fl_diagnoser_options o = FL_DIAGNOSER_OPTIONS_INIT;
   o.allocator = &al;
   fl_diagnoser *d = nullptr;

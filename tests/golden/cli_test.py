@@ -98,9 +98,30 @@ class Inputs(unittest.TestCase):
         self.assertNotIn(b"\x1b", r.stderr)
 
 
+def run_on_terminal(args, stream, env=None):
+    """Runs faultline with its `stream` ("stdout" or "stderr") on a pseudo-terminal and the other on a
+    pipe; returns what the terminal got, what the pipe got, and the exit status."""
+    import pty
+    main, sub = pty.openpty()
+    pipes = {"stdout": sub, "stderr": subprocess.PIPE} if stream == "stdout" else {"stdout": subprocess.PIPE, "stderr": sub}
+    p = subprocess.Popen([flrun.BIN, *args], env=env, **pipes)
+    os.close(sub)
+    seen = b""
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # EIO once the process closed its side
+            break
+        if not data:
+            break
+        seen += data
+    out, err = p.communicate(timeout=300)
+    os.close(main)
+    return seen, out if stream == "stderr" else err, p.returncode
+
+
 class Progress(unittest.TestCase):
     def test_progress_on_a_terminal_only(self):
-        import pty
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.log")
             with open(os.path.join(LOGS, "A052.log"), "rb") as f:
@@ -108,21 +129,8 @@ class Progress(unittest.TestCase):
             with open(big, "wb") as f:
                 for _ in range((80 << 20) // len(chunk) + 1):  # > 64 MB: progress is shown
                     f.write(chunk)
-            master, slave = pty.openpty()
-            p = subprocess.Popen([flrun.BIN, "diagnose", "--summary", big], stdout=subprocess.PIPE, stderr=slave)
-            os.close(slave)
-            seen = b""
-            while True:
-                try:
-                    data = os.read(master, 4096)
-                except OSError:
-                    break
-                if not data:
-                    break
-                seen += data
-            out, _ = p.communicate(timeout=300)
-            os.close(master)
-            self.assertEqual(p.returncode, 0)
+            seen, out, status = run_on_terminal(["diagnose", "--summary", big], "stderr")
+            self.assertEqual(status, 0)
             self.assertTrue(out.startswith(b"failure: cuda-out-of-memory"))
             self.assertIn(b"faultline: " + big.encode(), seen)
             self.assertIn(b" MB (", seen)
@@ -222,25 +230,11 @@ class Usage(unittest.TestCase):
         self.assertIn(b"\x1b[", flrun.run(["diagnose", "--color=always", log]).stdout)
         self.assertNotIn(b"\x1b[", flrun.run(["diagnose", "--color", "never", log]).stdout)
         self.assertEqual(flrun.run(["diagnose", "--color=sometimes", log]).returncode, 2)
-        import pty
         for env_extra, colored in (({}, True), ({"TERM": "dumb"}, False), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True)):
             env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
             env["TERM"] = "xterm"
             env.update(env_extra)
-            main, sub = pty.openpty()
-            p = subprocess.Popen([flrun.BIN, "diagnose", log], stdout=sub, stderr=subprocess.DEVNULL, env=env)
-            os.close(sub)
-            out = b""
-            while True:
-                try:
-                    chunk = os.read(main, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            p.wait(timeout=60)
-            os.close(main)
+            out, _, _ = run_on_terminal(["diagnose", log], "stdout", env)
             self.assertEqual(b"\x1b[" in out, colored, env_extra)
 
     def test_pack_files_that_are_no_files(self):
