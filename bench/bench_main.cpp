@@ -75,9 +75,12 @@ std::vector<Corpus> &corpora() {
     std::vector<Corpus> v;
     v.push_back(bench::real_logs("healthy", corpus_dir("healthy"), scaled(256u << 20)));
     v.push_back(bench::real_logs("failing", corpus_dir("failing"), scaled(64u << 20)));
-    Corpus near = bench::near_misses(pack_keys(), scaled(64u << 20));
+    const std::vector<std::string> keys = pack_keys();
+    Corpus near = bench::near_misses(keys, scaled(64u << 20));
     v.push_back(bench::giant_line(near, scaled(64u << 20)));
     v.push_back(std::move(near));
+    v.push_back(bench::key_dense(keys, 64u << 10, scaled(16u << 20)));
+    v.push_back(bench::key_dense(keys, 256, scaled(16u << 20)));
     v.push_back(bench::newline_every_byte(scaled(64u << 20)));
     v.push_back(bench::nul_binary(scaled(64u << 20)));
     return v;
@@ -132,9 +135,11 @@ bool check_counts(const std::string &out_path) {
       const uint64_t n = e.scan(c.bytes);
       if (i == 0) reference = n;
       const bool same = n == reference;
-      agree = agree && same;
+      agree = agree && (same || c.over_work_budget);
       std::fprintf(stderr, "count  %-44s %-24s %12llu %s\n", c.name.c_str(), e.name().c_str(), static_cast<unsigned long long>(n),
-                   same ? "" : "DISAGREES with faultline");
+                   same                 ? ""
+                   : c.over_work_budget ? "(more than faultline, whose work budget cut these lines)"
+                                        : "DISAGREES with faultline");
       json += "    {\"corpus\": \"" + c.name + "\", \"engine\": \"" + e.name() + "\", \"matches\": " + std::to_string(n) +
               ", \"agrees\": " + (same ? "true" : "false") + "},\n";
     }

@@ -93,6 +93,27 @@ Corpus near_misses(const std::vector<std::string> &keys, size_t bytes) {
   return c;
 }
 
+// Lines of `line_bytes` made of the pack's keys themselves, unchanged,
+// cycling through all of them: every line holds keys of every DFA, so every
+// DFA runs over it and many patterns reach confirmation. The worst case of
+// the matcher's work per byte, which its per-line work budget bounds.
+Corpus key_dense(const std::vector<std::string> &keys, size_t line_bytes, size_t bytes) {
+  const std::string size = line_bytes >= 1024 ? std::to_string(line_bytes >> 10) + " KiB" : std::to_string(line_bytes) + " B";
+  Corpus c{"adversarial: key-dense " + size + " lines",
+           "lines of " + size + " made of the pack's keys, unchanged, one after another",
+           {},
+           true};
+  if (keys.empty()) return c;
+  size_t k = 0;
+  while (c.bytes.size() < bytes) {
+    std::string line = "[rank" + std::to_string(k % 64) + "]:";
+    while (line.size() < line_bytes) line += " " + keys[k++ % keys.size()];
+    line.resize(line_bytes);
+    c.bytes += line + '\n';
+  }
+  return c;
+}
+
 Corpus giant_line(const Corpus &near, size_t bytes) {
   Corpus c{"adversarial: one giant line", "the near misses joined into one line", near.bytes.substr(0, bytes)};
   std::replace(c.bytes.begin(), c.bytes.end(), '\n', ' ');

@@ -15,6 +15,10 @@ struct Corpus {
   std::string name;         // "healthy", "adversarial: near misses", ...
   std::string description;  // how it was made
   std::string bytes;
+  // Lines with more matching work than faultline's work budget pays for:
+  // faultline reports fewer matches there by design (limits.h), so its count
+  // is not compared with the other engines'.
+  bool over_work_budget = false;
 };
 
 // Every *.log under dir, in name order, normalized; repeated up to min_bytes.
@@ -22,6 +26,7 @@ Corpus real_logs(const std::string &name, const std::string &dir, size_t min_byt
 
 // Generated, size about `bytes`. `keys` are the literal filter's keys.
 Corpus near_misses(const std::vector<std::string> &keys, size_t bytes);
+Corpus key_dense(const std::vector<std::string> &keys, size_t line_bytes, size_t bytes);
 Corpus giant_line(const Corpus &near, size_t bytes);
 Corpus newline_every_byte(size_t bytes);
 Corpus nul_binary(size_t bytes);

@@ -371,6 +371,10 @@ typedef struct fl_scanner_stats {
   uint64_t truncated_lines; /* lines longer than max_line_bytes */
   uint64_t events;          /* matches reported */
   uint64_t candidate_lines; /* lines that held a key of the literal filter and ran the DFAs */
+  /* lines on which matching stopped early because the work budget
+     was spent (key-dense lines no real log holds; docs/GUARANTEES.md). Matches
+     found on them before that were reported. */
+  uint64_t over_budget_lines;
 } fl_scanner_stats;
 
 /** Fills `stats`. @return FL_OK or FL_E_INVALID_ARG.  Since: 0.1 */

@@ -47,11 +47,24 @@ int on_event(void *ctx, const fl_event *ev) {
   return 0;
 }
 
-uint64_t scanner_lines(const fl_diagnoser *d) {
+fl_scanner_stats scanner_stats(const fl_diagnoser *d) {
   fl_scanner_stats st{};
   st.struct_size = sizeof st;
   fl_scanner_get_stats(d->scanner, &st);
-  return st.lines;
+  return st;
+}
+
+uint64_t scanner_lines(const fl_diagnoser *d) { return scanner_stats(d).lines; }
+
+// Why the report may miss evidence: the caller's reason, else lines on which
+// the scanner's work budget ran out. NULL when the inputs were read whole.
+const char *incomplete_reason(fl_diagnoser *d, char (&buf)[sizeof fl_diagnoser::incomplete]) {
+  if (d->incomplete[0]) return d->incomplete;
+  const uint64_t cut = scanner_stats(d).over_budget_lines;
+  if (!cut) return nullptr;
+  std::snprintf(buf, sizeof buf, "matching stopped early on %llu key-dense line%s (work budget)",
+                static_cast<unsigned long long>(cut), cut == 1 ? "" : "s");
+  return buf;
 }
 
 void close_source(fl_diagnoser *d) {
@@ -221,7 +234,8 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
   if (!d || !text || format < FL_REPORT_JSON || format > FL_REPORT_SUMMARY) return FL_E_INVALID_ARG;
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     d->out.reset();
-    ReportInput in{d->evidence, d->pack->view, diag, d->incomplete[0] ? d->incomplete : nullptr};
+    char why[sizeof d->incomplete];
+    ReportInput in{d->evidence, d->pack->view, diag, incomplete_reason(d, why)};
     if (format == FL_REPORT_JSON)
       render_json(in, &d->out);
     else if (format == FL_REPORT_SUMMARY)

@@ -1,5 +1,6 @@
 #include "match/line_matcher.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -54,6 +55,32 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   return Status::kOk;
 }
 
+void LineMatcher::use_work_budget(int64_t per_byte, int64_t reserve) {
+  budgeted_ = true;
+  per_byte_ = per_byte;
+  reserve_ = work_left_ = reserve;
+  earned_ = 0;
+}
+
+// Saturating: a long stretch of plain lines fills the bucket, never beyond.
+void LineMatcher::earn(uint64_t bytes) {
+  const int64_t missing = reserve_ - work_left_;  // work_left_ may be a little below 0
+  const int64_t credit = bytes > static_cast<uint64_t>(missing / per_byte_) ? missing : static_cast<int64_t>(bytes) * per_byte_;
+  work_left_ += credit;
+  earned_ += credit;
+}
+
+bool LineMatcher::afford(size_t len) {
+  if (!budgeted_) return true;
+  const int64_t cost = static_cast<int64_t>(len) + 1;
+  if (out_of_work_ || work_left_ < cost) {
+    out_of_work_ = true;
+    return false;
+  }
+  work_left_ -= cost;
+  return true;
+}
+
 void LineMatcher::mark_dfa(uint32_t d) {
   if (dfa_stamp_[d] == line_serial_) return;
   dfa_stamp_[d] = line_serial_;
@@ -66,6 +93,7 @@ void LineMatcher::mark_dfa(uint32_t d) {
 
 void LineMatcher::on_key(void *self, const fb::LiteralKey *key) {
   auto *m = static_cast<LineMatcher *>(self);
+  m->keys_found_++;
   if (key->dfas())
     for (uint32_t d : *key->dfas()) m->mark_dfa(d);
 }
@@ -90,7 +118,7 @@ void LineMatcher::run_dfa(uint32_t d, const uint8_t *line, size_t len) {
 // Runs `prog` on the line from offset `at` (treated as the line start);
 // the slots come back as offsets in the whole line.
 bool LineMatcher::confirm(const ProgramView &prog, const uint8_t *line, size_t len, uint32_t at) {
-  if (!pike_match(prog, line + at, len - at, vm_scratch_, slots_)) return false;
+  if (out_of_work_ || !pike_match(prog, line + at, len - at, vm_scratch_, slots_, work(), &out_of_work_)) return false;
   if (at)
     for (uint32_t s = 0; s < prog.slot_count; s++)
       if (slots_[s] >= 0) slots_[s] += static_cast<int32_t>(at);
@@ -140,6 +168,13 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
   complete_count_ = 0;
   message_start_ = 0;
   quiet_header_ = false;
+  out_of_work_ = false;
+  const uint32_t matches = match_within_budget(line, len, on_match, ctx, frame_always);
+  if (out_of_work_) over_budget_lines_++;
+  return matches;
+}
+
+uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
   const LiteralFilterView &lf = pack_->literals;
   if (lf.usable && !frame_always) {
     // Only the DFAs of the keys this line holds; most lines hold none.
@@ -148,19 +183,26 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
       line_serial_ = 1;
     }
     dfa_list_count_ = 0;
+    if (budgeted_ && work_left_ <= 0) {  // not even the keys: the bucket is empty
+      out_of_work_ = true;
+      return 0;
+    }
+    keys_found_ = 0;
     literal_each_key(lf, line, line + len, on_key, this);
+    if (budgeted_) work_left_ -= static_cast<int64_t>(keys_found_) * kKeyWork;
     if (dfa_list_count_ == 0) return 0;
     candidate_lines_++;
-    for (uint32_t i = 0; i < dfa_list_count_; i++) run_dfa(dfa_list_[i], line, len);
+    for (uint32_t i = 0; i < dfa_list_count_ && afford(len); i++) run_dfa(dfa_list_[i], line, len);
     // The line's frame matters only when some entry pattern may match.
     bool any_entry = false;
     for (uint32_t i = 0; i < complete_count_ && !any_entry; i++)
       any_entry = pack_->pattern(complete_[i])->entry() != kFramingEntry;
     if (any_entry && lf.framing_dfas)
-      for (uint32_t d : *lf.framing_dfas) run_dfa(d, line, len);
+      for (uint32_t d : *lf.framing_dfas)
+        if (afford(len)) run_dfa(d, line, len);
   } else {
     candidate_lines_++;
-    for (uint32_t d = 0; d < pack_->dfa_count(); d++) run_dfa(d, line, len);
+    for (uint32_t d = 0; d < pack_->dfa_count() && afford(len); d++) run_dfa(d, line, len);
   }
   for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/alloc.h"
+#include "common/limits.h"
 #include "match/pack_reader.h"
 
 namespace faultline {
@@ -46,6 +47,16 @@ class LineMatcher {
   // Lines that passed the literal filter (or all, without one) and ran the DFAs.
   uint64_t candidate_lines() const { return candidate_lines_; }
 
+  // The work budget (limits.h: FL_MATCH_WORK_PER_BYTE, FL_MATCH_WORK_RESERVE):
+  // off until use_work_budget(); then `earn` credits the stream's bytes, and a
+  // line whose DFAs and confirmations would spend more than is saved up stops
+  // matching there (what matched before is reported) and is counted.
+  void use_work_budget(int64_t per_byte = FL_MATCH_WORK_PER_BYTE, int64_t reserve = FL_MATCH_WORK_RESERVE);
+  void earn(uint64_t bytes);
+  uint64_t over_budget_lines() const { return over_budget_lines_; }
+  // Units spent since use_work_budget() (tests check the bound with it).
+  int64_t work_spent() const { return reserve_ + earned_ - work_left_; }
+
  private:
   const PackView *pack_ = nullptr;
   Allocator alloc_;
@@ -62,6 +73,17 @@ class LineMatcher {
   uint64_t candidate_lines_ = 0;
   uint32_t message_start_ = 0;
 
+  bool budgeted_ = false;
+  int64_t per_byte_ = 0, reserve_ = 0;
+  int64_t earned_ = 0;        // units credited by earn(), after the cap
+  int64_t work_left_ = 0;     // units saved up (budgeted_ only)
+  bool out_of_work_ = false;  // the line being matched spent them
+  uint64_t over_budget_lines_ = 0;
+  uint32_t keys_found_ = 0;               // on the line, by the literal filter
+  static constexpr int64_t kKeyWork = 8;  // finding and verifying a key: about 8 DFA steps (callgrind)
+  bool afford(size_t len);                // spends a DFA run over len bytes, or says the line is out of work
+  int64_t *work() { return budgeted_ ? &work_left_ : nullptr; }
+
   // The DFAs to run on this line, from the keys it holds (deduplicated by
   // stamping each DFA with the line's serial number).
   uint32_t *dfa_stamp_ = nullptr;
@@ -73,6 +95,7 @@ class LineMatcher {
   static void on_key(void *self, const fb::LiteralKey *key);
   void run_dfa(uint32_t d, const uint8_t *line, size_t len);
   bool confirm(const ProgramView &prog, const uint8_t *line, size_t len, uint32_t at);
+  uint32_t match_within_budget(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always);
   uint32_t peel_prefixes(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
 };
 

@@ -1,5 +1,6 @@
 #include "match/line_scanner.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "common/decimal.h"
@@ -110,7 +111,9 @@ Status LineScanner::create(const PackView *pack, uint32_t max_line_bytes, const 
   clean_ = static_cast<uint8_t *>(alloc_.allocate(max_line_bytes_));
   captures_ = static_cast<fl_capture *>(alloc_.allocate_zeroed(max_captures_ ? max_captures_ : 1, sizeof(fl_capture)));
   if (!line_ || !clean_ || !captures_) return Status::kNoMem;
-  return matcher_.create(pack, alloc_);
+  const Status st = matcher_.create(pack, alloc_);
+  matcher_.use_work_budget();
+  return st;
 }
 
 void LineScanner::get_stats(fl_scanner_stats *out) const {
@@ -119,6 +122,8 @@ void LineScanner::get_stats(fl_scanner_stats *out) const {
   out->truncated_lines = truncated_lines_;
   out->events = events_;
   out->candidate_lines = matcher_.candidate_lines();
+  if (out->struct_size >= offsetof(fl_scanner_stats, over_budget_lines) + sizeof out->over_budget_lines)
+    out->over_budget_lines = matcher_.over_budget_lines();
 }
 
 // ---------------------------------------------------------------------------
@@ -180,6 +185,13 @@ void LineScanner::report(uint32_t pattern_index, const int32_t *slots) {
 
 // Matches one complete line (already cut to max_line_bytes).
 void LineScanner::match(const uint8_t *text, size_t len, bool truncated) {
+  // The work budget is earned by every byte of the stream up to this line's
+  // end, by stream offset: the same whatever the chunking.
+  const uint64_t line_end = line_start_ + len + 1;
+  if (line_end > earned_to_) {
+    matcher_.earn(line_end - earned_to_);
+    earned_to_ = line_end;
+  }
   line_number_++;
   lines_++;
   if (truncated) truncated_lines_++;
@@ -373,7 +385,7 @@ bool LineScanner::finish(fl_event_fn fn, void *ctx) {
   const bool stopped = stopped_;
   reset_line();
   pending_cr_ = false;
-  offset_ = line_start_ = line_number_ = 0;
+  offset_ = line_start_ = line_number_ = earned_to_ = 0;
   return stopped;
 }
 

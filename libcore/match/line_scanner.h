@@ -53,7 +53,8 @@ class LineScanner {
   // scanner starts a new stream (line numbers and offsets from 0; counters kept).
   bool finish(fl_event_fn fn, void *ctx);
 
-  // Counters since create(): bytes, lines, truncated_lines, events, candidate_lines.
+  // Counters since create(): bytes, lines, truncated_lines, events,
+  // candidate_lines, over_budget_lines (when the caller's struct has it).
   void get_stats(fl_scanner_stats *out) const;
 
  private:
@@ -76,6 +77,7 @@ class LineScanner {
   uint64_t line_start_ = 0;   // stream offset of the current line
   uint64_t line_number_ = 0;  // of the last completed line
   uint64_t bytes_ = 0, lines_ = 0, truncated_lines_ = 0, events_ = 0;
+  uint64_t earned_to_ = 0;  // stream offset up to which the matcher's work budget was credited
 
   // The line being matched.
   LineFrame frame_{};

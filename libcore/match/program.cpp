@@ -183,7 +183,8 @@ constexpr size_t kBitStateJobs = 4096;
 
 }  // namespace
 
-bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up) {
+bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up,
+                    int64_t *work) {
   *gave_up = false;
   const uint32_t n = p.insn_count, ns = p.slot_count;
   const size_t positions = len + 1;
@@ -191,10 +192,23 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
     *gave_up = true;
     return false;
   }
+  // The visited bits are all clear between runs (the scratch starts zeroed):
+  // each run notes the words it sets and clears just those on its way out,
+  // so that a run costs what it visits, not the program's size times the line.
   uint64_t *visited = static_cast<uint64_t *>(scratch);
-  const size_t words = (n * positions + 63) / 64;
-  std::memset(visited, 0, words * sizeof(uint64_t));
-  Job *stack = reinterpret_cast<Job *>(static_cast<uint8_t *>(scratch) + kBitStateMaxStates / 8);
+  uint32_t *set_words = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(scratch) + kBitStateMaxStates / 8);
+  struct Cleanup {  // on every way out: the bits cleared, the budget written back
+    uint64_t *visited;
+    uint32_t *set_words;
+    uint32_t set_count;
+    int64_t *work;
+    int64_t left;
+    ~Cleanup() {
+      for (uint32_t i = 0; i < set_count; i++) visited[set_words[i]] = 0;
+      if (work) *work = left;
+    }
+  } run{visited, set_words, 0, work, work ? *work : INT64_MAX};
+  Job *stack = reinterpret_cast<Job *>(set_words + kBitStateMaxStates / 64);
   int32_t *cap = reinterpret_cast<int32_t *>(stack + kBitStateJobs);
   const bool anchored =
       n >= 2 && insn_op(p.insns[0]) == kOpSave && insn_op(p.insns[2]) == kOpAssert && insn_x(p.insns[2]) == kAssertLineStart;
@@ -223,8 +237,14 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
       size_t at = static_cast<size_t>(job.pos_or_value);
       for (;;) {
         const size_t bit = static_cast<size_t>(pc) * positions + at;
-        if ((visited[bit / 64] >> (bit % 64)) & 1u) break;
-        visited[bit / 64] |= uint64_t{1} << (bit % 64);
+        uint64_t &word = visited[bit / 64];
+        if ((word >> (bit % 64)) & 1u) break;
+        if (!word) run.set_words[run.set_count++] = static_cast<uint32_t>(bit / 64);
+        word |= uint64_t{1} << (bit % 64);
+        if ((run.left -= kBitStateVisitWork) <= 0) {
+          *gave_up = true;
+          return false;
+        }
         const uint32_t w0 = p.insns[2 * pc], x = insn_x(w0);
         const Op op = insn_op(w0);
         if (op == kOpByte || op == kOpClass || op == kOpAny) {
@@ -265,13 +285,20 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
   return false;
 }
 
-bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots) {
+bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, int64_t *work,
+                bool *out_of_work) {
   bool gave_up = false;
-  const bool matched = bitstate_match(p, line, len, scratch, slots, &gave_up);
-  return gave_up ? pike_vm_match(p, line, len, scratch, slots) : matched;
+  const bool matched = bitstate_match(p, line, len, scratch, slots, &gave_up, work);
+  if (!gave_up) return matched;
+  if (work && *work <= 0) {
+    if (out_of_work) *out_of_work = true;
+    return false;
+  }
+  return pike_vm_match(p, line, len, scratch, slots, work, out_of_work);
 }
 
-bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots) {
+bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, int64_t *work,
+                   bool *out_of_work) {
   const uint32_t n = p.insn_count, ns = p.slot_count;
   uint8_t *mem = static_cast<uint8_t *>(scratch) + kBitStateScratch;
   auto take = [&mem](size_t bytes) {
@@ -287,9 +314,9 @@ bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *
     l.size = 0;
   }
   Frame *stack = reinterpret_cast<Frame *>(take(3 * (n + 1) * sizeof(Frame)));
-  int32_t *work = reinterpret_cast<int32_t *>(take(ns * sizeof(int32_t)));
+  int32_t *slots_now = reinterpret_cast<int32_t *>(take(ns * sizeof(int32_t)));
 
-  Vm vm{p, line, len, stack, work};
+  Vm vm{p, line, len, stack, slots_now};
   ThreadList *cur = &lists[0], *next = &lists[1];
   bool matched = false;
   // An anchored program: no new attempts later, and the run ends when its threads do.
@@ -308,10 +335,14 @@ bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *
     }
     if (!matched && (at == 0 || !anchored)) {
       // A new attempt starting here, at lower priority than older threads.
-      for (uint32_t s = 0; s < ns; s++) work[s] = -1;
+      for (uint32_t s = 0; s < ns; s++) slots_now[s] = -1;
       vm.add(*cur, 0, at);
     }
     if (cur->size == 0) break;
+    if (work && (*work -= kPikeStepWork * cur->size + 1) <= 0) {
+      if (out_of_work) *out_of_work = true;
+      return false;
+    }
     next->size = 0;
     for (uint32_t i = 0; i < cur->size; i++) {
       uint32_t pc = cur->dense[i];
@@ -323,7 +354,7 @@ bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *
         break;  // lower-priority threads lose to this match
       }
       if (at < len && consumes(p, w0, line[at])) {
-        std::memcpy(work, caps, ns * sizeof(int32_t));
+        std::memcpy(slots_now, caps, ns * sizeof(int32_t));
         vm.add(*next, pc + 1, at + 1);
       }
     }

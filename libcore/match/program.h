@@ -60,21 +60,34 @@ size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots);
 // The backtracker (below) covers programs x line positions up to this many
 // states, with a bounded job stack; beyond either bound the Pike VM runs.
 inline constexpr size_t kBitStateMaxStates = 256 * 1024;
-inline constexpr size_t kBitStateScratch = kBitStateMaxStates / 8 + 4096 * 12 + kMaxSlotCount * sizeof(int32_t) + 64;
+inline constexpr size_t kBitStateScratch =
+    kBitStateMaxStates / 8 + kBitStateMaxStates / 64 * sizeof(uint32_t) + 4096 * 12 + kMaxSlotCount * sizeof(int32_t) + 64;
 
 // A backtracker with a visited bit per (instruction, position): the same
 // leftmost-first result as the Pike VM, much faster on short lines. Sets
 // *gave_up when the run exceeds its scratch (the caller then runs the VM).
-bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up);
+// `work`, when not NULL, is the work budget (limits.h) the run spends:
+// kBitStateVisitWork units per state visited; the run stops with *gave_up
+// when it is spent. The scratch must be zeroed before its first use (each run
+// leaves it so).
+inline constexpr int64_t kBitStateVisitWork = 5;  // a visit costs about five DFA steps (callgrind)
+bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, bool *gave_up,
+                    int64_t *work = nullptr);
 
 // Runs the program over `line`. On a match returns true and fills
 // slots[0 .. p.slot_count) with byte offsets (-1 for a group that did not
 // take part). `scratch` must hold pike_scratch_bytes(p.insn_count,
-// p.slot_count) bytes, 8-byte aligned. Allocates nothing.
-// The backtracker when it can, else the Pike VM.
-bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots);
+// p.slot_count) bytes, 8-byte aligned, zeroed before first use. Allocates nothing.
+// The backtracker when it can, else the Pike VM. With a work budget
+// (`work` not NULL, see bitstate_match), a run that spends it all returns
+// false and sets *out_of_work.
+bool pike_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, int64_t *work = nullptr,
+                bool *out_of_work = nullptr);
 
-// The Pike VM alone (tests compare it with the backtracker).
-bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots);
+// The Pike VM alone (tests compare it with the backtracker). It spends
+// kPikeStepWork units of `work` per thread step.
+bool pike_vm_match(const ProgramView &p, const uint8_t *line, size_t len, void *scratch, int32_t *slots, int64_t *work = nullptr,
+                   bool *out_of_work = nullptr);
+inline constexpr int64_t kPikeStepWork = 8;  // a thread step copies its capture slots: about 8 DFA steps (callgrind)
 
 }  // namespace faultline

@@ -409,3 +409,26 @@ TEST_CASE("api: events carry the frame read from the line's prefixes") {
   Seen ds = frame_of("[2024-05-01 12:00:00,123] [WARNING] [engine.py:123:step] " + oom);
   CHECK(ds.time == "2024-05-01 12:00:00,123");
 }
+
+// Key-dense lines that do reach it: tests/unit/work_budget_test.cpp.
+TEST_CASE("api: real logs never reach the matcher's work budget") {
+  Pack pack;
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack.pack, nullptr, &s) == FL_OK);
+  // Every real log, back to back in one stream: the error-dense eval cases
+  // one after another are the most matching work real text asks for.
+  std::vector<std::string> events;
+  for (const auto &path : real_logs()) {
+    const std::string text = read_file(path);
+    events.clear();
+    REQUIRE(fl_scanner_feed(s, text.data(), text.size(), collect, &events) == FL_OK);
+    REQUIRE(fl_scanner_finish(s, collect, &events) == FL_OK);
+  }
+  fl_scanner_stats st{};
+  st.struct_size = sizeof st;
+  REQUIRE(fl_scanner_get_stats(s, &st) == FL_OK);
+  CHECK(st.events > 0);
+  CHECK(st.over_budget_lines == 0);
+
+  fl_scanner_free(s);
+}

@@ -228,7 +228,7 @@ class Scanner(_Handle):
         s = _lib.ScannerStats(struct_size=ctypes.sizeof(_lib.ScannerStats))
         _check(_L.fl_scanner_get_stats(self._h, ctypes.byref(s)))
         return {"bytes": s.bytes, "lines": s.lines, "truncated_lines": s.truncated_lines, "events": s.events,
-                "candidate_lines": s.candidate_lines}
+                "candidate_lines": s.candidate_lines, "over_budget_lines": s.over_budget_lines}
 
 
 

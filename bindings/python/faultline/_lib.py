@@ -27,7 +27,8 @@ class Event(ctypes.Structure):
 
 class ScannerStats(ctypes.Structure):
     _fields_ = [("struct_size", u32), ("reserved", u32), ("bytes", u64), ("lines", u64),
-                ("truncated_lines", u64), ("events", u64), ("candidate_lines", u64)]
+                ("truncated_lines", u64), ("events", u64), ("candidate_lines", u64),
+                ("over_budget_lines", u64)]
 
 
 class Diagnosis(ctypes.Structure):
