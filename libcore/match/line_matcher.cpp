@@ -1,6 +1,5 @@
 #include "match/line_matcher.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 

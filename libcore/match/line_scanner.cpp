@@ -112,7 +112,7 @@ Status LineScanner::create(const PackView *pack, uint32_t max_line_bytes, const 
   captures_ = static_cast<fl_capture *>(alloc_.allocate_zeroed(max_captures_ ? max_captures_ : 1, sizeof(fl_capture)));
   if (!line_ || !clean_ || !captures_) return Status::kNoMem;
   const Status st = matcher_.create(pack, alloc_);
-  matcher_.use_work_budget();
+  if (st == Status::kOk) matcher_.use_work_budget();
   return st;
 }
 

@@ -37,7 +37,8 @@ std::string dense_line(size_t bytes) {
 }
 
 uint32_t match(faultline::LineMatcher &m, const std::string &line) {
-  return m.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), [](void *, uint32_t, const int32_t *) {}, nullptr);
+  return m.match_line(
+      reinterpret_cast<const uint8_t *>(line.data()), line.size(), [](void *, uint32_t, const int32_t *) {}, nullptr);
 }
 
 }  // namespace
