@@ -356,6 +356,18 @@ FL_API fl_status fl_scanner_create(const fl_pack *pack, const fl_scanner_options
 FL_API fl_status fl_scanner_feed(fl_scanner *scanner, const void *bytes, size_t len, fl_event_fn fn, void *ctx);
 
 /**
+ * Passes over the next `len` bytes of the stream without matching them, for
+ * a caller that fell behind a live stream and must drop some of it: later
+ * lines keep their line numbers and offsets in the whole stream, and the
+ * skipped lines count in the stats' `lines` (not in `bytes`). The line the
+ * bytes cut at their start is matched with what was fed of it (flagged
+ * FL_EVENT_LINE_TRUNCATED); the line they cut at their end is not matched.
+ * Line breaks are counted at memory speed.
+ * @return as fl_scanner_feed.  Since: 0.1
+ */
+FL_API fl_status fl_scanner_skip(fl_scanner *scanner, const void *bytes, size_t len, fl_event_fn fn, void *ctx);
+
+/**
  * Ends the stream: matches the last line if it had no line break, then
  * resets the scanner for a new stream (line numbers start again at 1).
  * @return as fl_scanner_feed.  Since: 0.1
@@ -454,6 +466,13 @@ FL_API fl_status fl_diagnoser_begin_source(fl_diagnoser *d, const char *name);
 
 /** Feeds bytes of the current source (any chunking). @return FL_OK, FL_E_INVALID_ARG, FL_E_NOMEM. Since: 0.1 */
 FL_API fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t len);
+
+/**
+ * Passes over bytes of the current source without diagnosing them (see
+ * fl_scanner_skip): what comes after keeps its line numbers. The caller says
+ * why with fl_diagnoser_set_incomplete. @return as fl_diagnoser_feed. Since: 0.1
+ */
+FL_API fl_status fl_diagnoser_skip(fl_diagnoser *d, const void *bytes, size_t len);
 
 /** Ends the current source (its last line may lack '\n'). No-op without one. Since: 0.1 */
 FL_API fl_status fl_diagnoser_end_source(fl_diagnoser *d);

@@ -165,15 +165,28 @@ fl_status fl_diagnoser_begin_source(fl_diagnoser *d, const char *name) {
   });
 }
 
+namespace {
+
+// Bytes given before any fl_diagnoser_begin_source are a source named "-".
+fl_status begin_unnamed_source(fl_diagnoser *d) { return d->source == kNoEntry ? fl_diagnoser_begin_source(d, "-") : FL_OK; }
+
+}  // namespace
+
 fl_status fl_diagnoser_feed(fl_diagnoser *d, const void *bytes, size_t len) {
   if (!d || (!bytes && len)) return FL_E_INVALID_ARG;
-  if (d->source == kNoEntry) {
-    fl_status st = fl_diagnoser_begin_source(d, "-");
-    if (st != FL_OK) return st;
-  }
+  if (fl_status st = begin_unnamed_source(d); st != FL_OK) return st;
   return add_evidence(d, [&] {
     d->source_bytes += len;
     return fl_scanner_feed(d->scanner, bytes, len, on_event, d);
+  });
+}
+
+fl_status fl_diagnoser_skip(fl_diagnoser *d, const void *bytes, size_t len) {
+  if (!d || (!bytes && len)) return FL_E_INVALID_ARG;
+  if (fl_status st = begin_unnamed_source(d); st != FL_OK) return st;
+  return add_evidence(d, [&] {
+    d->source_bytes += len;
+    return fl_scanner_skip(d->scanner, bytes, len, on_event, d);
   });
 }
 

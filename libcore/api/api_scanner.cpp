@@ -73,6 +73,15 @@ fl_status fl_scanner_feed(fl_scanner *scanner, const void *bytes, size_t len, fl
   return stopped(scanner, scanner->lines.feed(static_cast<const uint8_t *>(bytes), len, fn, ctx));
 }
 
+fl_status fl_scanner_skip(fl_scanner *scanner, const void *bytes, size_t len, fl_event_fn fn, void *ctx) {
+  if (!scanner) return FL_E_INVALID_ARG;
+  Claim claim(scanner);
+  if (!claim.ok()) return FL_E_SCANNER_IN_USE;
+  scanner->errmsg[0] = '\0';
+  if (!bytes && len) return fail(scanner, FL_E_INVALID_ARG, "fl_scanner_skip: bytes is NULL with a non-zero length");
+  return stopped(scanner, scanner->lines.skip(static_cast<const uint8_t *>(bytes), len, fn, ctx));
+}
+
 fl_status fl_scanner_finish(fl_scanner *scanner, fl_event_fn fn, void *ctx) {
   if (!scanner) return FL_E_INVALID_ARG;
   Claim claim(scanner);

@@ -58,6 +58,26 @@ inline uint64_t count_bits64(uint64_t v) {
   return (v * 0x0101010101010101ull) >> 56;
 }
 
+// Line breaks in [p, end), "\r\n" counted once; p does not start with the
+// '\n' of a break begun before it.
+uint64_t count_breaks(const uint8_t *p, const uint8_t *end) {
+  uint64_t n = 0;
+  auto one = [&](const uint8_t *at) { n += *at == '\r' || (*at == '\n' && !(at > p && at[-1] == '\r')); };
+  const uint8_t *q = p;
+  for (; end - q >= 64; q += 64) {
+    uint64_t m = 0, nl = 0;
+    line_masks64(q, &m, &nl);
+    if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {  // only '\n' breaks: count them at once
+      n += count_bits64(m);
+      continue;
+    }
+    for (; m; m &= m - 1) one(q + __builtin_ctzll(m));  // ESC bits count nothing
+  }
+  for (; q < end; q++)
+    if (*q == '\n' || *q == '\r') one(q);
+  return n;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -235,6 +255,17 @@ void LineScanner::reset_line() {
   line_len_ = 0;
   line_truncated_ = false;
   line_open_ = false;
+  line_cut_ = line_skipped_ = false;
+}
+
+// The line carried over from earlier chunks has ended: matched, or only
+// counted when skip() passed over its start.
+void LineScanner::end_carried_line() {
+  if (line_skipped_)
+    count_plain_line(0);
+  else
+    match(line_, line_len_, line_truncated_);
+  reset_line();
 }
 
 // ---------------------------------------------------------------------------
@@ -338,23 +369,16 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   stopped_ = false;
   if (len == 0) return false;
   const uint8_t *const begin = p, *const end = p + len;
-  if (pending_cr_) {
-    pending_cr_ = false;
-    if (*p == '\n') {  // the second half of a "\r\n" split across chunks
-      p++;
-      line_start_ = offset_ + 1;
-    }
-  }
+  p = after_pending_cr(p);
   // The line carried over from earlier chunks ends at the first break.
   if (line_open_ && p < end) {
     BreakFinder breaks(end);
     const uint8_t *brk = breaks.next(p);
-    append(p, static_cast<size_t>(brk - p));
+    if (!line_cut_) append(p, static_cast<size_t>(brk - p));
     if (brk == end) {
       p = end;
     } else {
-      match(line_, line_len_, line_truncated_);
-      reset_line();
+      end_carried_line();
       p = after_break(brk, end);
       line_start_ = offset_ + static_cast<uint64_t>(p - begin);
     }
@@ -377,13 +401,55 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   return stopped_;
 }
 
+// After a chunk that ended in '\r', a '\n' at the start of the next one is
+// the second half of the same break. Returns where the chunk's lines start.
+const uint8_t *LineScanner::after_pending_cr(const uint8_t *p) {
+  if (!pending_cr_) return p;
+  pending_cr_ = false;
+  if (*p != '\n') return p;
+  line_start_ = offset_ + 1;
+  return p + 1;
+}
+
+bool LineScanner::skip(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) {
+  fn_ = fn;
+  ctx_ = ctx;
+  stopped_ = false;
+  if (len == 0) return false;
+  const uint8_t *const begin = p, *const end = p + len;
+  p = after_pending_cr(p);
+  if (line_open_ && p < end) {
+    line_truncated_ = line_cut_ = true;  // the rest of it is not seen
+    BreakFinder breaks(end);
+    const uint8_t *brk = breaks.next(p);
+    if (brk == end) {
+      p = end;
+    } else {
+      end_carried_line();
+      p = after_break(brk, end);
+      line_start_ = offset_ + static_cast<uint64_t>(p - begin);
+    }
+  }
+  const uint8_t *last = end;
+  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  if (last > p) {
+    const uint64_t n = count_breaks(p, last);
+    line_number_ += n;
+    lines_ += n;
+    line_start_ = offset_ + static_cast<uint64_t>(last - begin);
+  }
+  if (last < end) line_open_ = line_cut_ = line_skipped_ = true;
+  if (end[-1] == '\r') pending_cr_ = true;
+  offset_ += len;
+  return stopped_;
+}
+
 bool LineScanner::finish(fl_event_fn fn, void *ctx) {
   fn_ = fn;
   ctx_ = ctx;
   stopped_ = false;
-  if (line_open_) match(line_, line_len_, line_truncated_);
+  if (line_open_) end_carried_line();
   const bool stopped = stopped_;
-  reset_line();
   pending_cr_ = false;
   offset_ = line_start_ = line_number_ = earned_to_ = 0;
   return stopped;

@@ -49,6 +49,12 @@ class LineScanner {
   // buffer: valid only during the call); a non-zero return suppresses further
   // calls until the next feed. Returns true when the callback asked to stop.
   bool feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx);
+  // Passes over the next bytes of the stream without matching them, for a
+  // caller that fell behind: line numbers and offsets move on as if they
+  // were fed, and the skipped lines count as lines (not as bytes). The line
+  // they cut at their start is matched with what was fed of it (marked
+  // truncated); the one they cut at their end is only counted.
+  bool skip(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx);
   // Ends the stream: the last line, if unterminated, is matched; then the
   // scanner starts a new stream (line numbers and offsets from 0; counters kept).
   bool finish(fl_event_fn fn, void *ctx);
@@ -67,9 +73,11 @@ class LineScanner {
   uint8_t *line_ = nullptr;
   size_t line_len_ = 0;
   bool line_truncated_ = false;
-  bool line_open_ = false;    // some bytes of the current line were seen
-  bool pending_cr_ = false;   // the last chunk ended in '\r': a '\n' next is part of that break
-  uint8_t *clean_ = nullptr;  // the line with ANSI escape sequences removed
+  bool line_open_ = false;     // some bytes of the current line were seen
+  bool line_cut_ = false;      // skip() passed over some of the current line: no more of it is kept
+  bool line_skipped_ = false;  // ... over its start: it is only counted
+  bool pending_cr_ = false;    // the last chunk ended in '\r': a '\n' next is part of that break
+  uint8_t *clean_ = nullptr;   // the line with ANSI escape sequences removed
   fl_capture *captures_ = nullptr;
   uint32_t max_captures_ = 0;
 
@@ -97,6 +105,8 @@ class LineScanner {
   void count_plain_line(size_t n);
   void append(const uint8_t *p, size_t n);
   void reset_line();
+  void end_carried_line();
+  const uint8_t *after_pending_cr(const uint8_t *p);
   void skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
   void scan_filtered(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
   void scan_each(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);

@@ -432,3 +432,106 @@ TEST_CASE("api: real logs never reach the matcher's work budget") {
 
   fl_scanner_free(s);
 }
+
+namespace {
+
+// Scans `text` cut at `cuts`, passing over (fl_scanner_skip) the pieces
+// whose index is odd; returns the events.
+std::vector<std::string> scan_skipping(fl_pack *pack, const std::string &text, const std::vector<size_t> &cuts) {
+  fl_scanner *s = nullptr;
+  REQUIRE(fl_scanner_create(pack, nullptr, &s) == FL_OK);
+  std::vector<std::string> events;
+  size_t at = 0;
+  for (size_t i = 0; i <= cuts.size(); i++) {
+    const size_t end = i < cuts.size() ? cuts[i] : text.size();
+    if (i % 2)
+      REQUIRE(fl_scanner_skip(s, text.data() + at, end - at, collect, &events) == FL_OK);
+    else
+      REQUIRE(fl_scanner_feed(s, text.data() + at, end - at, collect, &events) == FL_OK);
+    at = end;
+  }
+  REQUIRE(fl_scanner_finish(s, collect, &events) == FL_OK);
+  fl_scanner_free(s);
+  return events;
+}
+
+// The offset at the start of a described event ("line@offset ...").
+size_t event_offset(const std::string &e) { return std::stoull(e.substr(e.find('@') + 1)); }
+
+// Offset of the break that ends the line starting at `start` (or the text's end).
+size_t line_break_at(const std::string &text, size_t start) {
+  size_t b = text.find_first_of("\r\n", start);
+  return b == std::string::npos ? text.size() : b;
+}
+
+}  // namespace
+
+TEST_CASE("api: skipped bytes keep later line numbers; lines they touch are cut, lines they miss are matched as fed") {
+  Pack pack;
+  std::mt19937 rng(20261204);
+  size_t compared = 0, cut_heads = 0;
+  for (const auto &path : real_logs()) {
+    const std::string text = read_file(path);
+    const auto reference = scan(pack.pack, text, {});
+    for (int r = 0; r < 4; r++) {
+      const auto cuts = random_cuts(rng, text.size());
+      // skipped[i]: byte i was passed over.
+      std::vector<bool> skipped(text.size(), false);
+      for (size_t i = 0, at = 0; i <= cuts.size(); i++) {
+        const size_t end = i < cuts.size() ? cuts[i] : text.size();
+        if (i % 2) std::fill(skipped.begin() + static_cast<long>(at), skipped.begin() + static_cast<long>(end), true);
+        at = end;
+      }
+      // A line is untouched when none of its bytes, its break included, was skipped.
+      auto untouched = [&](size_t start) {
+        const size_t end = std::min(line_break_at(text, start) + 1, text.size());
+        return std::find(skipped.begin() + static_cast<long>(start), skipped.begin() + static_cast<long>(end), true) ==
+               skipped.begin() + static_cast<long>(end);
+      };
+      const auto got = scan_skipping(pack.pack, text, cuts);
+      std::vector<std::string> expected;
+      for (const auto &e : reference)
+        if (untouched(event_offset(e))) expected.push_back(e);
+      std::vector<std::string> got_untouched;
+      for (const auto &e : got) {
+        const size_t at = event_offset(e);
+        if (untouched(at)) {
+          got_untouched.push_back(e);
+          continue;
+        }
+        // Touched: only the head of a line fed up to a skip, flagged as cut.
+        CHECK_MESSAGE(!skipped[at], path.filename().string() << ": an event on a line whose start was skipped: " << e);
+        CHECK_MESSAGE(e.find(" f1 [") != std::string::npos, path.filename().string() << ": a cut line not flagged: " << e);
+        cut_heads++;
+      }
+      CHECK_MESSAGE(got_untouched == expected, path.filename().string() << " with " << cuts.size() << " cuts");
+      compared += expected.size();
+    }
+  }
+  MESSAGE(compared << " events compared, " << cut_heads << " on lines cut by a skip");
+  CHECK(compared > 0);
+}
+
+TEST_CASE("api: a diagnoser that passed over most of a log still places the failure on its line") {
+  Pack pack;
+  const std::string healthy = "step 100 | loss 2.345 | lr 3.0e-04\r\n";
+  const std::string oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a "
+      "total capacity of 15.77 GiB of which 1.06 MiB is free.\n";
+  std::string text;
+  for (int i = 0; i < 5000; i++) text += healthy;
+  const std::string head = text.substr(0, text.size() - 1);  // the skip ends between '\r' and '\n'
+  text += oom;
+  fl_diagnoser *d = nullptr;
+  REQUIRE(fl_diagnoser_create(pack.pack, nullptr, &d) == FL_OK);
+  REQUIRE(fl_diagnoser_begin_source(d, "stdout") == FL_OK);
+  REQUIRE(fl_diagnoser_skip(d, head.data(), head.size()) == FL_OK);
+  REQUIRE(fl_diagnoser_feed(d, text.data() + head.size(), text.size() - head.size()) == FL_OK);
+  fl_diagnosis r{};
+  r.struct_size = sizeof r;
+  REQUIRE(fl_diagnoser_result(d, &r) == FL_OK);
+  CHECK(r.verdict == FL_VERDICT_FAILURE);
+  CHECK(std::string(r.source) == "stdout");
+  CHECK(r.line == 5001);
+  fl_diagnoser_free(d);
+}

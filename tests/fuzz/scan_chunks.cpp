@@ -4,6 +4,9 @@
 // chunkings) by a second scanner, and every event field, the number of
 // events and the stats must agree. The second stream also checks that
 // fl_scanner_finish resets the scanner (line numbers and offsets from 0).
+// A third scanner passes over some of the chunks (fl_scanner_skip): it must
+// count the same lines, and each of its events must be one of the whole
+// scan's or flagged as on a cut line.
 //
 // Input: byte 0 picks max_line_bytes (tiny values make truncation common),
 // bytes 1-4 seed the chunk sizes, the rest is the log.
@@ -64,6 +67,29 @@ std::vector<std::string> scan_chunked(fl_scanner *s, const uint8_t *log, size_t 
   return events;
 }
 
+// The stream again, every other chunk (by the seed) passed over.
+std::vector<std::string> scan_skipping(fl_scanner *s, const uint8_t *log, size_t n, uint32_t seed) {
+  std::vector<std::string> events;
+  uint32_t x = seed | 1;
+  for (size_t at = 0; at < n;) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    const size_t len = std::min<size_t>(1 + (x >> 12) % 512, n - at);
+    if (x & 1)
+      FUZZ_CHECK(fl_scanner_skip(s, log + at, len, record, &events) == FL_OK);
+    else
+      FUZZ_CHECK(fl_scanner_feed(s, log + at, len, record, &events) == FL_OK);
+    at += len;
+  }
+  FUZZ_CHECK(fl_scanner_finish(s, record, &events) == FL_OK);
+  return events;
+}
+
+uint32_t flags_of(const std::string &recorded) {
+  uint32_t flags;
+  std::memcpy(&flags, recorded.data(), sizeof flags);
+  return flags;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -94,7 +120,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(two.events == 2 * one.events);
   FUZZ_CHECK(two.truncated_lines == 2 * one.truncated_lines);
   FUZZ_CHECK(two.candidate_lines == 2 * one.candidate_lines);
+
+  fl_scanner *skipping = nullptr;
+  FUZZ_CHECK(fl_scanner_create(fuzz::default_pack(), &opts, &skipping) == FL_OK);
+  for (const std::string &e : scan_skipping(skipping, log, n, seed ^ 0x9e3779b9u))
+    FUZZ_CHECK((flags_of(e) & FL_EVENT_LINE_TRUNCATED) || std::find(expected.begin(), expected.end(), e) != expected.end());
+  FUZZ_CHECK(stats_of(skipping).lines == one.lines);
+
   fl_scanner_free(whole);
   fl_scanner_free(chunked);
+  fl_scanner_free(skipping);
   return 0;
 }

@@ -218,6 +218,16 @@ class Scanner(_Handle):
         _check(_L.fl_scanner_feed(self._h, data, len(data), self._fn, None), _L.fl_scanner_errmsg(self._h).decode())
         return self._events
 
+    def skip(self, data: Union[bytes, bytearray, memoryview, str]) -> List[Event]:
+        """Passes over a chunk without matching it (a caller that fell behind): later lines keep their
+        numbers. Returns the events of the line it cut, matched with what was fed of it."""
+        if isinstance(data, str):
+            data = data.encode()
+        data = bytes(data)
+        self._events = []
+        _check(_L.fl_scanner_skip(self._h, data, len(data), self._fn, None), _L.fl_scanner_errmsg(self._h).decode())
+        return self._events
+
     def finish(self) -> List[Event]:
         """Ends the stream (matches a last line without a newline); the scanner can start a new one."""
         self._events = []
@@ -255,6 +265,14 @@ class Diagnoser(_Handle):
             data = data.encode()
         data = bytes(data)
         _check(_L.fl_diagnoser_feed(self._h, data, len(data)), self._err())
+
+    def skip(self, data: Union[bytes, bytearray, memoryview, str]) -> None:
+        """Passes over a chunk of the current source without diagnosing it; later lines keep their
+        numbers. Say why with set_incomplete()."""
+        if isinstance(data, str):
+            data = data.encode()
+        data = bytes(data)
+        _check(_L.fl_diagnoser_skip(self._h, data, len(data)), self._err())
 
     def end_source(self) -> None:
         """Ends the current source (its last line may lack a newline)."""

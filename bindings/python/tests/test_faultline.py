@@ -121,6 +121,19 @@ class Streaming(unittest.TestCase):
             # Only the OOM line holds a key of the literal filter.
             self.assertEqual(sc.stats()["candidate_lines"], 1)
 
+    def test_skipped_chunks_keep_line_numbers(self):
+        oom = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB\n"
+        with faultline.Pack.default() as pack, faultline.Scanner(pack) as sc:
+            self.assertEqual(sc.skip(oom * 3), [])  # whole lines passed over: no events
+            events = sc.feed(b"step 1\n" + oom) + sc.finish()
+            self.assertEqual([e.line_number for e in events if e.entry_id == "cuda-out-of-memory"], [5])
+            self.assertEqual(sc.stats()["lines"], 5)
+        with faultline.Diagnoser() as d:
+            d.begin_source("train.log")
+            d.skip(b"noise\n" * 1000)
+            d.feed(oom)
+            self.assertEqual((d.report().root.source, d.report().root.line), ("train.log", 1001))
+
     def test_pack_pages_and_entries(self):
         with faultline.Pack.default() as pack:
             self.assertGreaterEqual(len(pack), 150)
