@@ -12,8 +12,13 @@
 //   stream stops being forwarded and its pipe is closed, so the command gets
 //   EPIPE/SIGPIPE on its next write as it would without the wrapper; the
 //   other stream and the diagnosis go on.
+// - a command that writes faster than it can be diagnosed (key-dense lines,
+//   gigabytes a second): its output is not slowed; diagnosis runs on a thread
+//   of its own behind a bounded queue and passes over what it cannot keep up
+//   with, and the report says so (diagnosis_queue.h).
 // The command's process is child_process.cpp's job, its output's way through
-// output_relay.cpp's; this file holds the steps around them.
+// output_relay.cpp's, the diagnosis thread diagnosis_queue.cpp's; this file
+// holds the steps around them.
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +28,7 @@
 
 #include "child_process.h"
 #include "commands.h"
+#include "diagnosis_queue.h"
 #include "faultline.h"
 #include "messages.h"
 #include "output_relay.h"
@@ -31,6 +37,10 @@
 namespace cli {
 
 namespace {
+
+// Output waiting for diagnosis, at most: a few hundred milliseconds of the
+// slowest (key-dense) diagnosis, a fraction of a second of the fastest writer.
+constexpr size_t kDiagnosisQueueBytes = 32u << 20;
 
 struct RunOptions {
   std::string report_path;   // --report: where the JSON report goes; empty: nowhere
@@ -55,6 +65,8 @@ int usage(int status) {
                "passed through for SECONDS more (default 5), then faultline reports and exits; that process\n"
                "then gets EPIPE if it writes. If faultline's own stdout or stderr is closed (| head), COMMAND\n"
                "gets EPIPE on that stream as it would without faultline, and the diagnosis goes on.\n"
+               "Output never waits for the diagnosis: if COMMAND writes faster than it can be diagnosed, the\n"
+               "diagnosis passes over some of it (the end of the output is always read) and says so.\n"
                "Examples:\n"
                "  faultline run -- torchrun --nproc-per-node 8 train.py\n"
                "  faultline run --summary-file /dev/termination-log -- python train.py   # Kubernetes (4 KiB)\n");
@@ -129,6 +141,31 @@ void merge_stderr_into_stdout(StreamDiagnosers &d) {
   if (fl_diagnoser_partial(d.err, &part, &part_len) == FL_OK) fl_diagnoser_merge_partial(d.out, part, part_len);
 }
 
+// Feeds (or passes over) the queue's chunks on its worker thread.
+DiagnosisQueue::Consume diagnose_into(StreamDiagnosers &d) {
+  return [&d](int stream, const char *bytes, size_t len, DiagnosisQueue::Use use) {
+    fl_diagnoser *to = stream == 0 ? d.out : d.err;
+    if (use == DiagnosisQueue::Use::kDiagnose)
+      fl_diagnoser_feed(to, bytes, len);
+    else
+      fl_diagnoser_skip(to, bytes, len);
+  };
+}
+
+// The report says how much of the output went undiagnosed, if any did.
+void note_what_went_undiagnosed(fl_diagnoser *d, const DiagnosisQueue::Stats &s) {
+  if (!s.skipped && !s.dropped) return;
+  char why[256];
+  int n = std::snprintf(why, sizeof why,
+                        "the command wrote faster than it could be diagnosed: %.1f MB of its %.1f MB of output "
+                        "passed through without being matched",
+                        static_cast<double>(s.skipped + s.dropped) / 1e6, static_cast<double>(s.pushed) / 1e6);
+  if (s.dropped && n > 0 && static_cast<size_t>(n) < sizeof why)
+    std::snprintf(why + n, sizeof why - static_cast<size_t>(n), " (%.1f MB unread: line numbers after it approximate)",
+                  static_cast<double>(s.dropped) / 1e6);
+  fl_diagnoser_set_incomplete(d, why);
+}
+
 void warn_output_still_held(double grace) {
   eprintf(
       "faultline run: the command exited but another process still holds its output; "
@@ -169,10 +206,14 @@ int cmd_run(int argc, char **argv) {
   if (!open_stream_diagnosers(&d, o.pack_path)) return kExitError;
   Child child;
   if (!start_child(o.command, &child)) return kExitError;
-  const bool output_still_held = relay_output(child, d.out, d.err, o.grace);
+  // After the fork: the child is forked from a process with one thread.
+  DiagnosisQueue queue(kDiagnosisQueueBytes, diagnose_into(d));
+  const bool output_still_held = relay_output(child, queue, o.grace);
   if (output_still_held && !o.quiet) warn_output_still_held(o.grace);
   wait_for_exit(child);
   status = exit_status(child);
+  queue.finish();
+  note_what_went_undiagnosed(d.out, queue.stats());
   merge_stderr_into_stdout(d);
   if (status != 0 && !o.quiet) print_diagnosis(d.out, status);
   if (!o.report_path.empty()) write_report(d.out, FL_REPORT_JSON, o.report_path);

@@ -1,5 +1,5 @@
 // The poll loop of `faultline run`: the command's output passed through and
-// diagnosed as it comes, until its pipes close or its exit's grace period ends.
+// queued for diagnosis as it comes, until its pipes close or its exit's grace period ends.
 #include "output_relay.h"
 
 #include <poll.h>
@@ -43,8 +43,8 @@ double now_seconds() {
 // Stream k is the command's stdout (k = 0) or stderr (k = 1), passed on to
 // our fd k + 1. A closed pipe's fd is -1, which poll skips.
 struct Relay {
-  struct pollfd fds[3];               // stdout pipe, stderr pipe, the command's exit event
-  fl_diagnoser *ds[2];                // one per stream
+  struct pollfd fds[3];  // stdout pipe, stderr pipe, the command's exit event
+  DiagnosisQueue *queue;
   bool forwarding[2] = {true, true};  // false once copying to our stream failed (not EPIPE)
   int open_pipes = 2;
 };
@@ -55,10 +55,10 @@ void close_pipe(Relay &r, int k) {
   r.open_pipes--;
 }
 
-// Passes n bytes of stream k, in g_chunk, through and into its diagnoser.
+// Passes n bytes of stream k, in g_chunk, through and into the queue.
 void pass(Relay &r, int k, size_t n) {
   int e = r.forwarding[k] ? write_all(k + 1, g_chunk, n) : 0;  // pass through first: live output
-  fl_diagnoser_feed(r.ds[k], g_chunk, n);
+  r.queue->push(k, g_chunk, n);
   if (e == EPIPE) {
     // Nobody reads our stream k any more: close the pipe so that the
     // command's next write fails with EPIPE/SIGPIPE, as if it wrote there.
@@ -122,8 +122,8 @@ void take_what_pipes_hold(Relay &r) {
 
 }  // namespace
 
-bool relay_output(Child &child, fl_diagnoser *out_d, fl_diagnoser *err_d, double grace) {
-  Relay r{{{child.stdout_pipe, POLLIN, 0}, {child.stderr_pipe, POLLIN, 0}, {child.exit_event, POLLIN, 0}}, {out_d, err_d}};
+bool relay_output(Child &child, DiagnosisQueue &queue, double grace) {
+  Relay r{{{child.stdout_pipe, POLLIN, 0}, {child.stderr_pipe, POLLIN, 0}, {child.exit_event, POLLIN, 0}}, &queue};
   relay_until_eof_or_grace_over(r, child, grace);
   if (!r.open_pipes) return false;
   take_what_pipes_hold(r);
