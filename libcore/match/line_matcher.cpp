@@ -182,9 +182,13 @@ uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMat
       line_serial_ = 1;
     }
     dfa_list_count_ = 0;
-    if (budgeted_ && work_left_ <= 0) {  // not even the keys: the bucket is empty
-      out_of_work_ = true;
-      return 0;
+    if (budgeted_) {  // not even the keys when the bucket cannot pay for reading the line
+      const int64_t search = kKeySearchWorkPerByte * static_cast<int64_t>(len);
+      if (work_left_ < search) {
+        out_of_work_ = true;
+        return 0;
+      }
+      work_left_ -= search;
     }
     keys_found_ = 0;
     literal_each_key(lf, line, line + len, on_key, this);
