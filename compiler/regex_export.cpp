@@ -99,16 +99,38 @@ bool optional_repeat(const Node *n) {
   return n->kind == NodeKind::kRepeat && n->min == 0;
 }
 
+// The top-level sequence's items, groups (capturing too) opened: they are
+// plain groups in the export, so their items stand in the sequence.
+void top_items(const Node *n, std::vector<const Node *> *out) {
+  if (n->kind == NodeKind::kGroup) return top_items(n->kids[0].get(), out);
+  if (n->kind != NodeKind::kConcat) return out->push_back(n);
+  for (const auto &k : n->kids) top_items(k.get(), out);
+}
+
+// `.*` (any byte but '\n', any number of times): before '$' it always
+// reaches the line's end, so `.*$` holds at any position of a line.
+bool rest_of_line(const Node *n) {
+  if (n->kind != NodeKind::kRepeat || n->min != 0 || n->max >= 0) return false;
+  const Node *k = unwrap(n->kids[0].get());
+  if (k->kind != NodeKind::kBytes) return false;
+  regex::ByteSet all_but_newline = k->bytes;
+  all_but_newline.reset('\n');
+  return all_but_newline.count() == 255;
+}
+
+bool line_end(const Node *n) { return n->kind == NodeKind::kAssert && n->assertion == regex::AssertKind::kLineEnd; }
+
 }  // namespace
 
 std::string export_regex(const regex::Regex &re) {
-  const Node *root = unwrap(re.root.get());
-  if (root->kind != NodeKind::kConcat) return text(*root);
   std::vector<const Node *> items;
-  for (const auto &k : root->kids) items.push_back(k.get());
+  top_items(re.root.get(), &items);
   // An unanchored pattern matches a line iff its core does: optional
-  // repetitions at the very start or end only lengthen the match.
+  // repetitions at the very start or end only lengthen the match, and a
+  // final `.*$` always holds (written out, it also trips Vectorscan 5.4,
+  // which then reports `^frame #\d+: .*$` on one line in three).
   size_t first = 0, last = items.size();
+  while (last >= first + 3 && line_end(items[last - 1]) && rest_of_line(items[last - 2])) last -= 2;
   while (last > first + 1 && optional_repeat(items[last - 1])) last--;
   while (first + 1 < last && optional_repeat(items[first])) first++;
   std::string out;
