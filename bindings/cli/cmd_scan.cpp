@@ -101,8 +101,8 @@ int cmd_scan(int argc, char **argv) {
     stats.struct_size = sizeof stats;
     fl_scanner_get_stats(sc, &stats);
     events = stats.events;
-    eprintf("faultline scan: %llu lines, %llu matches\n", static_cast<unsigned long long>(stats.lines),
-            static_cast<unsigned long long>(events));
+    eprintf("faultline scan: %llu line%s, %llu match%s\n", static_cast<unsigned long long>(stats.lines),
+            stats.lines == 1 ? "" : "s", static_cast<unsigned long long>(events), events == 1 ? "" : "es");
   }
   fl_scanner_free(sc);
   fl_pack_free(pack);

@@ -293,6 +293,10 @@ class Formats(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertIn(b"torchrun-port-in-use/", r.stdout)
         self.assertIn(b"port=44796", r.stdout)
+        # Counts in words that agree with them: "1 line, 1 match", "2 lines, 0 matches".
+        oom = b"CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        self.assertIn(b"faultline scan: 1 line, 1 match\n", flrun.run(["scan", "-"], stdin=oom).stderr)
+        self.assertIn(b"faultline scan: 2 lines, 0 matches\n", flrun.run(["scan", "-"], stdin=b"a\nb\n").stderr)
         pack = os.path.join(os.path.dirname(flrun.BIN), "default.flpack")
         if os.path.exists(pack):
             r = flrun.run(["pack-info", pack])
