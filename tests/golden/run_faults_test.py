@@ -342,15 +342,24 @@ class Burst(unittest.TestCase):
             with open(digest_path) as f:
                 expected = f.read()
             with open(report_path) as f:
-                root = json.load(f)["root"]
+                rep = json.load(f)
+            root, incomplete = rep["root"], rep["inputs"].get("incomplete", "")
         # ru_maxrss covers faultline and its waited-for child (the writer): an upper bound.
         max_rss_mb = usage.ru_maxrss / 1024
         sys.stderr.write(f"\nburst: {size / 2**30:.2f} GiB in {elapsed:.1f} s = {size / 2**20 / elapsed:.0f} MiB/s; "
-                         f"faultline VmHWM {hwm_kb / 1024:.1f} MB, max RSS with the writer {max_rss_mb:.1f} MB\n")
+                         f"faultline VmHWM {hwm_kb / 1024:.1f} MB, max RSS with the writer {max_rss_mb:.1f} MB; "
+                         f"incomplete: {incomplete or 'no'}\n")
         self.assertEqual(size, n * len(block) + len(OOM) + 1)
         self.assertEqual(got.hexdigest(), expected)
         self.assertEqual(p.returncode, 1)
-        self.assertEqual((root["id"], root["source"], root["line"]), (OOM_ID, "stdout", at * block.count(b"\n") + 1))
+        self.assertEqual((root["id"], root["source"]), (OOM_ID, "stdout"))
+        if "unread" in incomplete:
+            # Diagnosis fell so far behind (a sanitizer build) that the queue
+            # dropped chunks unseen: line numbers after them are approximate,
+            # and the report says so. Passed over (skipped) chunks keep them exact.
+            self.assertIn("line numbers after it approximate", incomplete)
+        else:
+            self.assertEqual(root["line"], at * block.count(b"\n") + 1)
         self.assertIn(OOM_ID.encode(), err[0])
         self.assertLess(max_rss_mb, 200)
         self.assertLess(hwm_kb / 1024, 200)
