@@ -45,6 +45,13 @@ class BreakFinder {
   const uint8_t *cr_ = nullptr;  // next '\r' before nl_, or nl_
 };
 
+// Just past the last break in [p, end), or p when there is none.
+const uint8_t *after_last_break(const uint8_t *p, const uint8_t *end) {
+  const uint8_t *last = end;
+  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  return last;
+}
+
 // Past the break at `brk` ("\r\n" is one break); [p, end) holds whole lines.
 const uint8_t *after_break(const uint8_t *brk, const uint8_t *end) {
   return *brk == '\r' && brk + 1 < end && brk[1] == '\n' ? brk + 2 : brk + 1;
@@ -369,23 +376,9 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   stopped_ = false;
   if (len == 0) return false;
   const uint8_t *const begin = p, *const end = p + len;
-  p = after_pending_cr(p);
-  // The line carried over from earlier chunks ends at the first break.
-  if (line_open_ && p < end) {
-    BreakFinder breaks(end);
-    const uint8_t *brk = breaks.next(p);
-    if (!line_cut_) append(p, static_cast<size_t>(brk - p));
-    if (brk == end) {
-      p = end;
-    } else {
-      end_carried_line();
-      p = after_break(brk, end);
-      line_start_ = offset_ + static_cast<uint64_t>(p - begin);
-    }
-  }
+  p = close_carried_line(after_pending_cr(p), begin, end, true);
   // Whole lines are matched in place; what follows the last break is carried.
-  const uint8_t *last = end;
-  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  const uint8_t *last = after_last_break(p, end);
   if (last > p) {
     if (pack_->literals.usable)
       scan_filtered(p, last, begin);
@@ -399,6 +392,22 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   offset_ += len;
   bytes_ += len;
   return stopped_;
+}
+
+// The line carried over from earlier chunks ends at the first break of
+// [p, end): what precedes it is kept when `seen` (fed), or the line is marked
+// cut (skipped). Returns where the chunk's own lines start.
+const uint8_t *LineScanner::close_carried_line(const uint8_t *p, const uint8_t *begin, const uint8_t *end, bool seen) {
+  if (!line_open_ || p >= end) return p;
+  if (!seen) line_truncated_ = line_cut_ = true;  // the rest of it is not seen
+  BreakFinder breaks(end);
+  const uint8_t *brk = breaks.next(p);
+  if (!line_cut_) append(p, static_cast<size_t>(brk - p));
+  if (brk == end) return end;
+  end_carried_line();
+  p = after_break(brk, end);
+  line_start_ = offset_ + static_cast<uint64_t>(p - begin);
+  return p;
 }
 
 // After a chunk that ended in '\r', a '\n' at the start of the next one is
@@ -417,21 +426,8 @@ bool LineScanner::skip(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   stopped_ = false;
   if (len == 0) return false;
   const uint8_t *const begin = p, *const end = p + len;
-  p = after_pending_cr(p);
-  if (line_open_ && p < end) {
-    line_truncated_ = line_cut_ = true;  // the rest of it is not seen
-    BreakFinder breaks(end);
-    const uint8_t *brk = breaks.next(p);
-    if (brk == end) {
-      p = end;
-    } else {
-      end_carried_line();
-      p = after_break(brk, end);
-      line_start_ = offset_ + static_cast<uint64_t>(p - begin);
-    }
-  }
-  const uint8_t *last = end;
-  while (last > p && last[-1] != '\n' && last[-1] != '\r') last--;
+  p = close_carried_line(after_pending_cr(p), begin, end, false);
+  const uint8_t *last = after_last_break(p, end);
   if (last > p) {
     const uint64_t n = count_breaks(p, last);
     line_number_ += n;

@@ -107,6 +107,7 @@ class LineScanner {
   void reset_line();
   void end_carried_line();
   const uint8_t *after_pending_cr(const uint8_t *p);
+  const uint8_t *close_carried_line(const uint8_t *p, const uint8_t *begin, const uint8_t *end, bool seen);
   void skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
   void scan_filtered(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
   void scan_each(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
