@@ -232,7 +232,8 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
       named = static_cast<int32_t>(i);
   if (named >= 0) {
     d->lagging_rank = ev.groups[named].culprit_rank;
-    d->lagging_how = "a report in the log names it (desync debug or flight recorder analysis)";
+    d->lagging_named = true;
+    d->lagging_how = "a report in the log names it (monitored barrier, desync debug or flight recorder analysis)";
   } else if ((d->lagging_rank = odd_rank_out(ev, d->group_rank)) >= 0) {
     named = 0;
     d->lagging_how = "the ranks' collective mismatch reports name it more often than any other rank";
@@ -406,6 +407,12 @@ void decide(Diagnosis *d, int64_t rank, Str host, const char *source, const char
   d->rank_certainty = certainty;
 }
 
+// The rank the others waited for: named by a report in the log (rank 0 of a
+// monitored barrier, PyTorch's desync analysis), or found by NCCL progress.
+void decide_lagging(Diagnosis *d) {
+  decide(d, d->lagging_rank, Str{}, d->lagging_named ? "named-by-report" : "nccl-progress", d->lagging_how, "medium");
+}
+
 // How a group's own rank was read, for the report.
 void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
   switch (from) {
@@ -446,7 +453,7 @@ bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
     return true;
   }
   if (d->lagging_rank >= 0) {
-    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+    decide_lagging(d);
     return true;
   }
   if ((r = hung_rank(ev, *d, pack)) >= 0) {
@@ -472,7 +479,7 @@ void decide_waited(const Evidence &ev, Diagnosis *d) {
   if ((r = signal_exit_rank(ev, &host)) >= 0)
     decide(d, r, host, "launcher-signal-exit", "the launcher reports this rank killed by a signal", "medium");
   else if (d->lagging_rank >= 0)
-    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+    decide_lagging(d);
 }
 
 // The root error was raised by the process that printed it (it did not wait
@@ -494,7 +501,7 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
     return;
   }
   if (d->lagging_rank >= 0) {
-    decide(d, d->lagging_rank, Str{}, "nccl-progress", d->lagging_how, "medium");
+    decide_lagging(d);
     return;
   }
   const uint32_t agent = agents->agent_of(source);
@@ -566,6 +573,9 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
              "the root error is a wait for other ranks; every other rank reported its failure or timeout, this one "
              "went silent",
              "medium");
+    // A waiter printed it, and a report in the log names whom it waited for.
+    else if (waited && d->lagging_named && d->lagging_rank != printer)
+      decide_lagging(d);
     else if (printer >= 0 && !printed_by_another_rank_unordered(ev, *d, g, printer))
       decide_printed(d, printer, d->group_rank_from[d->root_group]);
     else if (printer >= 0)

@@ -179,8 +179,13 @@ int32_t pick_cause(Ctx &c) {
   }
   int32_t pick = -1;
   if (d->lagging_rank >= 0 && (pick = earliest_on(d->lagging_rank, false)) >= 0) {
-    d->decided_by = "nccl-progress";
-    line(&d->reasons, "NCCL progress: the root's rank never reached the collective the other ranks timed out on");
+    if (d->lagging_named) {
+      d->decided_by = "named-by-report";
+      line(&d->reasons, "a report in the log names the root's rank as the one the other ranks waited for");
+    } else {
+      d->decided_by = "nccl-progress";
+      line(&d->reasons, "NCCL progress: the root's rank never reached the collective the other ranks timed out on");
+    }
   } else {
     Str host{};
     const int64_t crashed = signal_exit_rank(c.ev, &host);
@@ -511,7 +516,8 @@ void settle_confidence(Ctx &c) {
     uint32_t explained = 0;
     for (const Finding &f : d->collateral) explained += f.caused_by_root;
     if (explained) d->confidence += 0.1;
-    if (d->decided_by && std::strcmp(d->decided_by, "nccl-progress") == 0) d->confidence += 0.1;
+    if (d->decided_by && (!std::strcmp(d->decided_by, "nccl-progress") || !std::strcmp(d->decided_by, "named-by-report")))
+      d->confidence += 0.1;
   }
   if (d->confidence > 0.99) d->confidence = 0.99;
   if (d->confidence < 0.05) d->confidence = 0.05;

@@ -60,7 +60,8 @@ struct Diagnosis {
   const char *rank_source = "";     // "", "printed-root-error", "launcher-signal-exit", ...
   const char *rank_detail = "";     // one line a person reads
   const char *rank_certainty = "";  // "high", "medium", "low"
-  int64_t lagging_rank = -1;        // from NCCL progress
+  int64_t lagging_rank = -1;        // the rank the others waited for
+  bool lagging_named = false;       // a report in the log names it (not inferred from progress)
   int64_t lagging_seq = -1;
   uint64_t fingerprint = 0;
   Text fingerprint_template;     // what the fingerprint hashes

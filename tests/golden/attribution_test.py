@@ -252,6 +252,33 @@ class Attribution(unittest.TestCase):
         two = text + text.splitlines(True)[2].replace("rank1]", "rank2]").replace("Rank 1]", "Rank 2]")
         self.assertIsNone(flrun.report_text(two)["root"]["rank"])
 
+    def test_unranked_error_restated_by_an_old_watchdog(self):
+        # torch 1.13-2.1: the watchdog restates the CUDA error as "[Rank N] NCCL watchdog thread
+        # terminated with exception: ..." (real lines, kohya-ss/sd-scripts#1434).
+        text = ("    exponent = exponent / (half_dim - downscale_freq_shift)\n"
+                "RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+                "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+                "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: "
+                "CUDA error: uncorrectable ECC error encountered\n")
+        root = flrun.report_text(text)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("gpu_hardware", 1))
+        self.assertEqual(source_of(root), "printed-root-error")
+
+    def test_monitored_barrier_names_whom_the_waiter_waited_for(self):
+        # A non-zero rank of a monitored barrier waits only on rank 0: it printed the error, rank 0
+        # is where it began (real line, deepspeedai/DeepSpeed#4488: rank 0 was still mapping a dataset).
+        lost = ("Map (num_proc=14):  70%|#######   | 652383/930514 [6:39:53<4:31:33, 17.07 examples/s]"
+                "[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors "
+                "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n")
+        root = flrun.report_text(lost)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("gloo_error", 0))
+        self.assertEqual(source_of(root), "named-by-report")
+        # Rank 0's own report names the straggler; the printer (rank 0) is only the one that waited.
+        named = "[rank0]: RuntimeError: [Rank 0]: Rank 2 failed to pass monitoredBarrier in 2000 ms\n"
+        root = flrun.report_text(named)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("gloo_error", 2))
+        self.assertEqual(source_of(root), "named-by-report")
+
     def test_old_agent_reports_only_a_local_rank(self):
         # torch 1.x agent on one node (axolotl issue thread): no failure table, only the local rank.
         text = ("ImportError: /opt/conda/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
