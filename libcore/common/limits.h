@@ -30,7 +30,7 @@
 // Bounds the matcher's cost per byte, whatever the input, below 20x that of a
 // healthy log (docs/GUARANTEES.md). The largest real logs spend 1-2 units a byte.
 #ifndef FL_MATCH_WORK_PER_BYTE
-#define FL_MATCH_WORK_PER_BYTE 4
+#define FL_MATCH_WORK_PER_BYTE 3
 #endif
 #ifndef FL_MATCH_WORK_RESERVE
 #define FL_MATCH_WORK_RESERVE (1u << 28)
