@@ -148,7 +148,7 @@ bool check_counts(const std::string &out_path) {
   json += "  ],\n  \"corpora\": [\n";
   for (const Corpus &c : corpora())
     json += "    {\"name\": \"" + c.name + "\", \"bytes\": " + std::to_string(c.bytes.size()) + ", \"description\": \"" +
-            c.description + "\"},\n";
+            c.description + "\", \"over_work_budget\": " + (c.over_work_budget ? "true" : "false") + "},\n";
   json.erase(json.size() - 2, 1);
   json += "  ],\n  \"missing\": [";
   for (size_t i = 0; i < engines().missing.size(); i++) {
