@@ -45,7 +45,7 @@ inline constexpr const char *kSignal = "signal";
 inline constexpr const char *kTimeoutSeq = "timeout_seq";      // NCCL watchdog: the collective timed out on
 inline constexpr const char *kLastEnqueued = "last_enqueued";  // NCCL progress of a rank
 inline constexpr const char *kLastCompleted = "last_completed";
-inline constexpr const char *kCommRank = "comm_rank";  // NCCL "comm 0x.. rank R nranks N"
+inline constexpr const char *kCommRank = "comm_rank";  // with a pid: the printing process's rank (NCCL comm, tree, ring lines)
 inline constexpr const char *kNranks = "nranks";
 inline constexpr const char *kException = "exception";  // "Type: message" of an uncaught exception
 inline constexpr const char *kMessage = "message";
@@ -89,12 +89,11 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
 // --- Pattern names the diagnosis reads ---------------------------------------
 
 namespace pattern {
-inline constexpr const char *kRootCauseHeader = "root_cause_header";        // torchrun's "Root Cause" block
-inline constexpr const char *kNcclRankAssignment = "nccl_rank_assignment";  // which pid is which rank
-inline constexpr const char *kTracebackHeader = "traceback_header";         // "Traceback (most recent call last):"
-inline constexpr const char *kExceptionLine = "exception_line";             // the exception ending it
-inline constexpr const char *kTracebackFrame = "traceback_frame";           // '  File "x.py", line 3, in f'
-inline constexpr const char *kNativeFrame = "native_frame";                 // c10's "frame #3: ..." C++ stack line
+inline constexpr const char *kRootCauseHeader = "root_cause_header";  // torchrun's "Root Cause" block
+inline constexpr const char *kTracebackHeader = "traceback_header";   // "Traceback (most recent call last):"
+inline constexpr const char *kExceptionLine = "exception_line";       // the exception ending it
+inline constexpr const char *kTracebackFrame = "traceback_frame";     // '  File "x.py", line 3, in f'
+inline constexpr const char *kNativeFrame = "native_frame";           // c10's "frame #3: ..." C++ stack line
 }  // namespace pattern
 
 struct PatternWord {
@@ -102,9 +101,9 @@ struct PatternWord {
   ReadIn where;
 };
 inline constexpr PatternWord kDiagnosisPatterns[] = {
-    {pattern::kRootCauseHeader, ReadIn::kAnyEntry},       {pattern::kNcclRankAssignment, ReadIn::kGenericEntries},
-    {pattern::kTracebackHeader, ReadIn::kGenericEntries}, {pattern::kExceptionLine, ReadIn::kGenericEntries},
-    {pattern::kTracebackFrame, ReadIn::kGenericEntries},  {pattern::kNativeFrame, ReadIn::kGenericEntries},
+    {pattern::kRootCauseHeader, ReadIn::kAnyEntry},     {pattern::kTracebackHeader, ReadIn::kGenericEntries},
+    {pattern::kExceptionLine, ReadIn::kGenericEntries}, {pattern::kTracebackFrame, ReadIn::kGenericEntries},
+    {pattern::kNativeFrame, ReadIn::kGenericEntries},
 };
 
 // --- Tags and types ----------------------------------------------------------

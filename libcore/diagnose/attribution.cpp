@@ -150,10 +150,14 @@ void rank_groups(const Evidence &ev, AgentMap *agents, Vec<int64_t> *group_rank,
   // The job has one rank (NCCL's communicators or a stated world size): everything is rank 0.
   int64_t world = ev.world_size();
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
+  // A rank a process says it is bounds the job's size from below ("[Proxy
+  // Service 93]" from a host whose lines show only GPU 0).
+  int64_t ranks_seen = world;
+  for (const RankOfPid &x : ev.pid_ranks) ranks_seen = x.rank + 1 > ranks_seen ? x.rank + 1 : ranks_seen;
   int64_t max_device = -1;
   for (const Group &g : ev.groups)
     if (g.pid >= 0) max_device = g.device > max_device ? g.device : max_device;
-  const bool devices_are_ranks = single_host && !ev.device_shared() && (world < 0 || world <= max_device + 1);
+  const bool devices_are_ranks = single_host && !ev.device_shared() && (ranks_seen < 0 || ranks_seen <= max_device + 1);
   for (const Group &g : ev.groups) {
     int64_t r = g.rank;
     RankFrom from = r >= 0 ? g.rank_from : RankFrom::kNone;
@@ -426,7 +430,8 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
       return decide(d, rank, Str{}, "launcher-exit-record", "the launcher's failure record of this rank holds the root error",
                     "high");
     case RankFrom::kPidMap:
-      return decide(d, rank, Str{}, "printed-root-error", "NCCL's comm lines map the printing process to the rank", "high");
+      return decide(d, rank, Str{}, "printed-root-error",
+                    "NCCL's lines of the printing process (comm, tree, sending channel, proxy) name its rank", "high");
     case RankFrom::kLocalRank:
       return decide(d, rank, Str{}, "printed-root-error", "one host: the local rank of the printing process is its rank",
                     "medium");
@@ -482,6 +487,18 @@ void decide_waited(const Evidence &ev, Diagnosis *d) {
     decide_lagging(d);
 }
 
+// The one rank that printed a stack (a traceback, cut or whole, or a C++
+// stack) in the source; -1 when none did or several did.
+int64_t only_stack_rank(const Evidence &ev, uint32_t source) {
+  int64_t rank = -1;
+  for (const Candidate &c : ev.candidates) {
+    if (c.source != source || c.rank < 0) continue;
+    if (rank >= 0 && c.rank != rank) return -1;
+    rank = c.rank;
+  }
+  return rank;
+}
+
 // The root error was raised by the process that printed it (it did not wait
 // for another rank), but its line names no rank: the rank the launcher saw
 // die by a crash signal, the rank NCCL progress names, else the one rank the
@@ -523,6 +540,15 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
            "the root error names no rank; the launcher reports this rank alone exiting with an error (the others it "
            "stopped)",
            "medium");
+    return;
+  }
+  if (n == 0) {
+    if ((r = only_stack_rank(ev, source)) >= 0)
+      decide(d, r, Str{}, "only-rank-with-traceback",
+             "the root error names no rank and no launcher record names one; this rank alone printed a stack in the log "
+             "(PyTorch 2.3+ prefixes an uncaught traceback with its rank; a device assertion or a C++ message "
+             "has no prefix)",
+             "low");
     return;
   }
   if (n < 2) return;

@@ -440,12 +440,16 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   }
 
   if (entry_is_generic(e)) {
-    int64_t nranks;
-    if (name_is(pat->name(), pattern::kNcclRankAssignment) && ev->pid >= 0 && captured_number(ev, capture::kCommRank, &v) &&
-        captured_number(ev, capture::kNranks, &nranks)) {
+    // A line that says which rank its process is (NCCL's comm, tree, ring
+    // and proxy lines): the communicator's size, when it states one, tells
+    // the world from a subgroup.
+    if (ev->pid >= 0 && captured_number(ev, capture::kCommRank, &v) && v >= 0) {
+      int64_t nranks = -1;
+      if (!captured_number(ev, capture::kNranks, &nranks) && !captured_number(ev, capture::kWorldSize, &nranks)) nranks = -1;
       size_t mark = pool_.size();
       if (!note_pid_rank(ev->pid, v, nranks, intern(host, host_len))) pool_.truncate(mark);
-      return;
+      note_device(ev->device, ev->pid);
+      if (!capture_text(ev, capture::kWorldSize) && !capture_text(ev, capture::kNodes)) return;  // context only
     }
     if (captured_number(ev, capture::kWorldSize, &v) && v > world_size_) world_size_ = v;
     if (captured_number(ev, capture::kNodes, &v) && v > nodes_) nodes_ = v;
@@ -454,6 +458,11 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
       return;
     }
     if (name_is(pat->name(), pattern::kTracebackHeader)) {
+      // Another rank's traceback begins before this one reached its
+      // exception line (two ranks' output interleaved): the first is kept as
+      // a traceback cut short, so that both ranks are seen printing one.
+      const OpenStack &open = live_.python;
+      if (open.start_line && !open.closed && open.rank != rank) close_stack(source, open, CandidateKind::kCutTraceback);
       live_.traceback_line = ev->line_number;
       note_stack_line(&live_.python, ev, rank, from, host, host_len, true, false);
     } else if (name_is(pat->name(), pattern::kTracebackFrame)) {
@@ -536,7 +545,10 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
 bool Evidence::note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host) {
   for (auto &x : pid_ranks)
     if (x.pid == pid && str_eq(x.host, str(host), host.len)) {
-      if (nranks > x.nranks || (nranks == x.nranks && rank < x.rank)) x.rank = rank, x.nranks = nranks;
+      if (nranks > x.nranks || (nranks == x.nranks && nranks >= 0 && rank < x.rank))
+        x.rank = rank, x.nranks = nranks;
+      else if (nranks == x.nranks && nranks < 0 && rank != x.rank)
+        x.rank = -1;  // two ranks, no size to tell the world from a subgroup: unknown
       return false;
     }
   if (pid_ranks.size() >= kMaxPidRanks) return false;

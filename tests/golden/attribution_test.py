@@ -417,6 +417,62 @@ RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1640811803361/work/tor
         self.assertIsNone(root["rank"])
         self.assertEqual(sorted(root["ranks"]), [1, 2])
 
+    def test_nccl_init_lines_name_the_rank_of_a_process_with_one_gpu(self):
+        # Real lines of ray-project/ray#16979 (NCCL 2.7.8, Ray workers with one GPU each, so
+        # every process prints device [0]): pid 34272's tree says it is rank 3, and its P2P/IPC failure is the root. Device [0] is no rank here.
+        log = """RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1607370116979/work/torch/lib/c10d/ProcessGroupNCCL.cpp:784, unhandled cuda error, NCCL version 2.7.8
+(pid=34272) dev-duanjiangfei-ap0:34272:34565 [0] NCCL INFO Trees [0] -1/-1/-1->3->2|2->3->-1/-1/-1 [1] -1/-1/-1->3->2|2->3->-1/-1/-1
+(pid=34272) dev-duanjiangfei-ap0:34272:34565 [0] NCCL INFO Channel 00 : 3[b0] -> 0[80] via P2P/IPC
+(pid=34272) dev-duanjiangfei-ap0:34272:34565 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices
+(pid=34272) dev-duanjiangfei-ap0:34272:34565 [0] NCCL INFO transport.cc:68 -> 1
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("nccl_system_error", 3))
+
+    def test_a_proxy_warning_names_its_rank_over_the_device_index(self):
+        # Real lines of NVIDIA/nccl#962: one host name, only GPU [0] seen, but the proxy
+        # thread of the failing process is rank 93's: not "rank 0".
+        log = """NCCL version 2.18.1+cuda12.0
+node:2134736:2285781 [0] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'
+node:2134736:2285781 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes
+node:2134736:2285781 [0] proxy.cc:1518 NCCL WARN [Proxy Service 93] Failed to execute operation Setup from rank 93, retcode 1
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("cuda_oom", 93))
+        self.assertEqual(root["rank_evidence"]["source"], "printed-root-error")
+
+    def test_two_ranks_of_one_process_without_sizes_stay_unknown(self):
+        # One process in two communicators (a subgroup's tree says rank 1, the world's rank 5):
+        # no line gives their sizes, so neither is taken; the device index is no rank either
+        # (rank 5 exists, the host shows GPUs 0-1 only).
+        log = """gpu-a:700:710 [1] NCCL INFO Trees [0] -1/-1/-1->5->4 [1] -1/-1/-1->5->4
+gpu-a:700:720 [1] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] -1/-1/-1->1->0
+gpu-a:701:730 [0] NCCL INFO Trees [0] 5/-1/-1->4->-1 [1] 5/-1/-1->4->-1
+gpu-a:700:710 [1] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual(root["type"], "cuda_oom")
+        self.assertIsNone(root["rank"])
+
+    def test_unprefixed_device_assert_belongs_to_the_rank_whose_traceback_follows(self):
+        # Real lines of hiyouga/LlamaFactory#5028: the GPU's own printf of the assertion carries
+        # no rank; PyTorch 2.3+ prefixes the uncaught traceback that follows with "[rank0]: ".
+        head = ("../aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [463,0,0], "
+                "thread: [31,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n")
+        tb = """[{r}]: Traceback (most recent call last):
+[{r}]:   File "LLaMA-Factory/src/llamafactory/launcher.py", line 23, in <module>
+[{r}]:     launch()
+[{r}]:   File "LLaMA-Factory/src/llamafactory/train/tuner.py", line 47, in run_exp
+[{r}]:     run_sft(model_args, data_args, training_args, finetuning_args, generating_args, callbacks)
+"""
+        root = flrun.report_text(head + tb.format(r="rank0"))["root"]
+        self.assertEqual((root["type"], root["rank"]), ("device_assert", 0))
+        self.assertEqual(root["rank_evidence"]["source"], "only-rank-with-traceback")
+        # Two ranks' tracebacks: either could have printed it; no rank.
+        root = flrun.report_text(head + tb.format(r="rank0") + tb.format(r="rank1"))["root"]
+        self.assertEqual(root["type"], "device_assert")
+        self.assertIsNone(root["rank"])
+
 
 if __name__ == "__main__":
     unittest.main()
