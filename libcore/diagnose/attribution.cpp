@@ -424,6 +424,9 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
       return decide(d, rank, Str{}, "printed-root-error", "the line of the root error carries the rank's prefix", "high");
     case RankFrom::kMessage:
       return decide(d, rank, Str{}, "printed-root-error", "the root error's message states the rank", "high");
+    case RankFrom::kTraceback:
+      return decide(d, rank, Str{}, "printed-root-error",
+                    "the root error ends a traceback whose first line carries the rank (a logger's multi-line record)", "high");
     case RankFrom::kFileName:
       return decide(d, rank, Str{}, "printed-root-error", "the root error is in the log file named for the rank", "high");
     case RankFrom::kLauncherTable:

@@ -200,6 +200,18 @@ uint32_t Evidence::find_group(uint32_t source, uint32_t entry, Str id, int64_t r
   return static_cast<uint32_t>(groups.size() - 1);
 }
 
+// The Python traceback a line belongs to, when a line with a rank opened it:
+// a logger writes a caught traceback as one record ("[... TP0] Scheduler hit
+// an exception: Traceback ..."), its prefix on the first line only, so its
+// frames and exception line are that rank's. Up to its exception line, with
+// no larger gap than between two frames.
+const Evidence::OpenStack *Evidence::ranked_traceback_at(uint64_t line) const {
+  const OpenStack &st = live_.python;
+  if (!st.start_line || st.rank < 0 || line < st.start_line || line - st.start_line > kTracebackReach) return nullptr;
+  if (st.closed ? st.closed_line != line : line - st.last_line > kStackLineGap) return nullptr;
+  return &st;
+}
+
 void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank, RankFrom from, const char *host,
                               size_t host_len) {
   if (live_.traceback_line == 0 || ev->line_number - live_.traceback_line > kTracebackReach) {
@@ -214,6 +226,7 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
     return;
   }
   live_.python.closed = true;
+  live_.python.closed_line = ev->line_number;
   Candidate c;
   c.source = source;
   c.line = ev->line_number;
@@ -437,6 +450,8 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     rank = src.rank_hint, from = RankFrom::kFileName;
   } else if (in_exit_record(ev) && exits[live_.record].rank >= 0) {
     rank = exits[live_.record].rank, from = RankFrom::kLauncherTable;
+  } else if (const OpenStack *st = ranked_traceback_at(ev->line_number)) {
+    rank = st->rank, from = RankFrom::kTraceback;
   }
 
   if (entry_is_generic(e)) {

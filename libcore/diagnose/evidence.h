@@ -46,6 +46,7 @@ enum class RankFrom : uint8_t {
   kLocalRank,      // one host: the local rank ([default3]:, --log-dir) is the rank
   kWorldOfOne,     // the job has one rank
   kDevice,         // one host, one process per GPU: NCCL's "[N]" device index is the local rank
+  kTraceback,      // a line of a traceback whose first line has the rank (a logger's multi-line record)
   // Set at diagnosis only (never in a partial): the local rank, made global by
   // the failure table of its own agent (torchrun: rank = base + local rank).
   kAgentTable,
@@ -183,9 +184,10 @@ class Evidence {
   // kept until the source ends: a stack that never reached its exception
   // line, or that no entry explains, is a fatal-looking end of its own.
   struct OpenStack {
-    uint64_t start_line = 0;  // header (or first frame), 0 = none
-    uint64_t last_line = 0;   // its latest frame
-    bool closed = false;      // an exception line ended it
+    uint64_t start_line = 0;   // header (or first frame), 0 = none
+    uint64_t last_line = 0;    // its latest frame
+    bool closed = false;       // an exception line ended it
+    uint64_t closed_line = 0;  // that line
     int64_t rank = -1;
     RankFrom rank_from = RankFrom::kNone;
     // text: the line of the frame to show (the innermost); frame: that
@@ -222,6 +224,7 @@ class Evidence {
   void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
   void note_exit(uint32_t source, const fl_event *ev, const fb::Pattern *pat, const char *host, size_t host_len);
   bool in_exit_record(const fl_event *ev) const;
+  const OpenStack *ranked_traceback_at(uint64_t line) const;
   void note_progress(uint32_t source, const fl_event *ev, int64_t rank, const char *host, size_t host_len);
   bool note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host);
   Str copy_from(const Evidence &o, Str s);

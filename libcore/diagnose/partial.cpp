@@ -76,7 +76,7 @@ struct Reader {
 
 // An unknown provenance byte reads as none: it only explains, never decides.
 RankFrom rank_from(uint8_t v) {
-  return v <= static_cast<uint8_t>(RankFrom::kDevice) ? static_cast<RankFrom>(v) : RankFrom::kNone;
+  return v <= static_cast<uint8_t>(RankFrom::kTraceback) ? static_cast<RankFrom>(v) : RankFrom::kNone;
 }
 
 CandidateKind candidate_kind(uint8_t v) {

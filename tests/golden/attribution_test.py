@@ -473,6 +473,39 @@ gpu-a:700:710 [1] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'
         self.assertEqual(root["type"], "device_assert")
         self.assertIsNone(root["rank"])
 
+    def test_a_logged_traceback_is_the_rank_of_its_first_line(self):
+        # Real lines of sgl-project/sglang#3713: the scheduler logs the traceback as one record,
+        # its "[time TP0]" header on the first line only; the CUDA error ending it is TP0's.
+        log = """[2025-02-21 22:59:27 TP1] Decode batch. #running-req: 12, #token: 5210, token usage: 0.01, gen throughput (token/s): 611.27, #queue-req: 0
+[2025-02-21 22:59:28 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1825, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1308, in process_batch_result_decode
+    self.current_stream.synchronize()
+  File "/usr/local/lib/python3.10/dist-packages/torch/cuda/streams.py", line 100, in synchronize
+    super().synchronize()
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("cuda_illegal_access", 0))
+        # The same lines with the header's rank prefix gone give no rank (nothing else names one).
+        root = flrun.report_text(log.replace(" TP0]", "]").replace(" TP1]", "]"))["root"]
+        self.assertEqual(root["type"], "cuda_illegal_access")
+        self.assertIsNone(root["rank"])
+
+    def test_vllm_worker_prefix_gives_the_tensor_parallel_rank(self):
+        # Real line shapes of vLLM issues: the engine core's prefix, then its worker's.
+        log = """(EngineCore_0 pid=715) (VllmWorker TP0 pid=720) INFO 10-04 05:07:20 [gpu_model_runner.py:1843] Model loading took 14.99 GiB
+(EngineCore_0 pid=715) (VllmWorker TP1 pid=721) ERROR 10-04 05:07:25 [multiproc_executor.py:596] RuntimeError: mat1 and mat2 shapes cannot be multiplied (7936x2048 and 512x2048)
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("shape_mismatch", 1))
+        # A later pipeline stage: the TP number is not the rank.
+        root = flrun.report_text(log.replace("VllmWorker TP1", "Worker_PP1_TP1"))["root"]
+        self.assertEqual(root["type"], "shape_mismatch")
+        self.assertIsNone(root["rank"])
+
 
 if __name__ == "__main__":
     unittest.main()
