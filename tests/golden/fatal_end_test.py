@@ -119,6 +119,15 @@ class FatalEnd(unittest.TestCase):
         report = flrun.report_text(STEPS + AGENT_EXIT)
         self.assertEqual(report["verdict"], "failure")
 
+    def test_agent_stopping_the_survivors_is_a_failure(self):
+        # ms-swift#1208, cut before the agent's "failed (exitcode: -9)": torchrun names only
+        # workers still alive when it tears the group down, which a run that ends well never does.
+        stop = ("W0622 19:47:13.438884 140373504014144 torch/distributed/elastic/multiprocessing/api.py:851] "
+                "Sending process 1760810 closing signal SIGTERM\n")
+        self.assertEqual(flrun.report_text(STEPS + stop)["verdict"], "failure")
+        # The same after a restart that then finished: survived.
+        self.assertEqual(flrun.report_text(STEPS + stop + STEPS + TORCHRUN_DONE)["verdict"], "no-failure")
+
 
 class Survived(unittest.TestCase):
     def test_traceback_then_trainer_completion(self):
