@@ -170,8 +170,9 @@ inline constexpr uint64_t kTracebackReach = FL_TRACEBACK_REACH;
 inline constexpr uint64_t kFatalTailLines = FL_FATAL_TAIL_LINES;
 inline constexpr uint64_t kStackLineGap = FL_STACK_LINE_GAP;
 // An exception line without a traceback before it (an excerpt that lost its
-// top) is a fatal end only among the last lines of its log.
-inline constexpr uint64_t kOrphanTailLines = 2;
+// top) is a fatal end only among the last lines of its log; a message may
+// run on for a few lines (a multi-line error, a terminal wrapping it).
+inline constexpr uint64_t kOrphanTailLines = 6;
 inline constexpr uint32_t kMaxStackedPrefixes = FL_MAX_STACKED_PREFIXES;
 inline constexpr size_t kMaxPidRanks = FL_MAX_PID_RANKS;
 inline constexpr size_t kMaxWorkerExits = FL_MAX_WORKER_EXITS;

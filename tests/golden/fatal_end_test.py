@@ -94,6 +94,41 @@ class FatalEnd(unittest.TestCase):
         self.assertUnknownFailure(report)
         self.assertEqual(report["root"]["exception"], "OSError: [Errno 14] Bad address")
 
+    def test_exception_message_wrapped_over_lines(self):
+        # DeepSpeed-Chat issue excerpt: c10d's error, hard-wrapped by a terminal; no traceback kept.
+        wrapped = ("RuntimeError: The server socket has failed to listen on any local network\n"
+                   "address. The server socket has failed to bind to [::]:29600 (errno: 98 - Address\n"
+                   "already in use). The server socket has failed to bind to 0.0.0.0:29600 (errno:\n"
+                   "98 - Address already in use).\n")
+        report = flrun.report_text(STEPS + wrapped)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertIn("failed to listen", report["root"]["text"])
+
+    def test_frame_whose_start_was_lost(self):
+        # ms-swift issue excerpt: it begins inside a frame line (the path's start is gone) and ends in the frame's code.
+        frames = ('Megatron-LM/megatron/training/arguments.py", line 561, in validate_args\n'
+                  '[rank14]:     assert num_layers % args.transformer_pipeline_model_parallel_size == 0, \\\n'
+                  '[rank14]:\n')
+        report = flrun.report_text(STEPS + frames)
+        self.assertUnknownFailure(report)
+        self.assertIn("validate_args", report["root"]["text"])
+
+    def test_log_cut_inside_the_error_line(self):
+        # Logs cut in the middle of their last line (real excerpts: accelerate and pytorch issue threads).
+        # A watchdog timeout alone is inconclusive (whose stall it was is unknown), never "no failure".
+        for cut, entry in (
+                ("ps-8:795:822 [0] include/socket.h:409 NCCL WARN Net : Connect to 192.168.1.9<54263> failed : No route to",
+                 "nccl-socket-connect-failed"),
+                ("tj1-asr-train-v100-13:941227:943077 [0] include/socket.h:390 NCCL WARN Connect to",
+                 "nccl-socket-connect-failed"),
+                ("[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1124292, "
+                 "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800584 milliseconds before timing",
+                 "nccl-watchdog-timeout")):
+            with self.subTest(entry=entry):
+                report = flrun.report_text(STEPS + cut)
+                self.assertNotEqual(report["verdict"], "no-failure")
+                self.assertEqual(report["root"]["id"], entry)
+
     def test_frames_behind_a_label_no_framing_file_knows(self):
         # NeMo issue excerpt: frames behind "[0]:", the traceback cut short.
         frames = ('[0]:  File "/workspace/src/3rdparty/Megatron-LM/megatron/core/dist_checkpointing/serialization.py", '
