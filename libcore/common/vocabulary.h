@@ -114,6 +114,10 @@ inline constexpr const char *kTagGeneric = "generic";
 // Generic entries tagged `completion` say the run finished normally: what a
 // process survived before such a line is no fatal end (condition `completed-after`).
 inline constexpr const char *kTagCompletion = "completion";
+// Entries tagged `catch-all` name a kind of failure by its wording alone
+// ("... is not divisible by ..."): on the line a more specific entry also
+// reads, the specific one is the root.
+inline constexpr const char *kTagCatchAll = "catch-all";
 // Entries tagged `waits-on-peers` report that the printing rank waited for
 // other ranks and gave up (a collective or peer timeout): when every rank but
 // one reported a failure, the silent one is where the failure began, not the

@@ -150,7 +150,11 @@ int32_t pick_cause(Ctx &c) {
     if (best < 0) return true;
     int b = before(c, groups[i], groups[best]);
     if (b != 0) return b < 0;
-    return same_line(groups[i], groups[best]) && total[groups[i].entry] < total[groups[best].entry];
+    if (!same_line(groups[i], groups[best])) return false;
+    const bool i_catch_all = entry_has_tag(entry_of(c, groups[i]), kTagCatchAll);
+    const bool best_catch_all = entry_has_tag(entry_of(c, groups[best]), kTagCatchAll);
+    if (i_catch_all != best_catch_all) return best_catch_all;
+    return total[groups[i].entry] < total[groups[best].entry];
   };
   auto earliest_on = [&](int64_t rank, bool any_rank) {
     int32_t best = -1;

@@ -55,5 +55,25 @@ class Context(unittest.TestCase):
         self.assertEqual(root["type"], "port_in_use")
 
 
+class CatchAll(unittest.TestCase):
+    """A catch-all entry (size-not-divisible reads any "... divisible by ..."
+    exception) yields to the specific entry that reads the same line."""
+
+    def test_specific_entry_is_the_root(self):
+        # vLLM's check (vllm-project/vllm#8097), which both entries read.
+        line = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8).\n"
+        root = flrun.report_text(line)["root"]
+        self.assertEqual(root["id"], "vllm-parallel-size-not-divisible")
+
+    def test_catch_all_names_the_rest(self):
+        # TRL's GRPO check (huggingface/trl#2858), which only the catch-all reads.
+        line = ("[rank0]: ValueError: The global train batch size (3 x 4) must be evenly divisible by the number of "
+                "generations per prompt (8). Given the current train batch size, the valid values for the number of "
+                "generations are: [2, 3, 4, 6, 12].\n")
+        root = flrun.report_text(line)["root"]
+        self.assertEqual(root["id"], "size-not-divisible")
+        self.assertEqual(root["rank"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()
