@@ -43,6 +43,7 @@ inline constexpr const char *kPid = "pid";                       // in a failure
 inline constexpr const char *kAgentExitcode = "agent_exitcode";  // torchrun's agent: "failed (exitcode: -9) local_rank: 0"
 inline constexpr const char *kSignal = "signal";
 inline constexpr const char *kTimeoutSeq = "timeout_seq";      // NCCL watchdog: the collective timed out on
+inline constexpr const char *kOpType = "op_type";              // ... and its operation (ALLREDUCE, _ALLGATHER_BASE)
 inline constexpr const char *kLastEnqueued = "last_enqueued";  // NCCL progress of a rank
 inline constexpr const char *kLastCompleted = "last_completed";
 inline constexpr const char *kCommRank = "comm_rank";  // with a pid: the printing process's rank (NCCL comm, tree, ring lines)
@@ -69,6 +70,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kCulpritRank, true, ReadIn::kAnyEntry},
     {capture::kDifferingRank, true, ReadIn::kAnyEntry},
     {capture::kTimeoutSeq, true, ReadIn::kAnyEntry},
+    {capture::kOpType, false, ReadIn::kAnyEntry},
     {capture::kLastEnqueued, true, ReadIn::kAnyEntry},
     {capture::kLastCompleted, true, ReadIn::kAnyEntry},
     {capture::kWorldSize, true, ReadIn::kGenericEntries},
@@ -118,6 +120,10 @@ inline constexpr const char *kTagCompletion = "completion";
 // ("... is not divisible by ..."): on the line a more specific entry also
 // reads, the specific one is the root.
 inline constexpr const char *kTagCatchAll = "catch-all";
+// The entry tagged `collective-order` is the diagnosis' name for ranks that
+// timed out on the same collective (one SeqNum) in different operations:
+// their code issued collectives in different orders (Evidence::infer_collective_order).
+inline constexpr const char *kTagCollectiveOrder = "collective-order";
 // Entries tagged `waits-on-peers` report that the printing rank waited for
 // other ranks and gave up (a collective or peer timeout): when every rank but
 // one reported a failure, the silent one is where the failure began, not the

@@ -173,23 +173,6 @@ void rank_groups(const Evidence &ev, AgentMap *agents, Vec<int64_t> *group_rank,
 
 namespace {
 
-// The value of capture `name` among a group's fields ("name\0value\0"...); -1 when absent.
-int64_t field_number(const Evidence &ev, const Group &g, const char *name) {
-  const char *p = ev.str(g.fields), *end = p + g.fields.len;
-  const size_t n = std::strlen(name);
-  while (p < end) {
-    const char *key = p;
-    const size_t klen = std::strlen(key);
-    const char *value = key + klen + 1;
-    if (value >= end) break;
-    const size_t vlen = std::strlen(value);
-    int64_t v;
-    if (klen == n && std::memcmp(key, name, n) == 0) return parse_decimal(value, vlen, &v) && v >= 0 ? v : -1;
-    p = value + vlen + 1;
-  }
-  return -1;
-}
-
 // Mismatch reports (ProcessGroupWrapper: each rank names the first rank whose
 // collective differs from its own) blame neither side, but together they do:
 // the rank that differs is named by every other printer, while it names one
@@ -202,7 +185,7 @@ int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank) {
   for (size_t i = 0; i < ev.groups.size() && i < group_rank.size(); i++) {
     const int64_t p = group_rank[i];
     if (p < 0 || ev.groups[i].fields.len == 0) continue;
-    const int64_t r = field_number(ev, ev.groups[i], capture::kDifferingRank);
+    const int64_t r = group_field_number(ev, ev.groups[i], capture::kDifferingRank);
     if (r < 0 || r == p) continue;
     bool dup = false;
     for (size_t k = 0; k < n && !dup; k++) dup = printer[k] == p;

@@ -282,7 +282,7 @@ void Evidence::compact_pool() {
     keep(g.fields);
   }
   for (LaunchHint &h : hints) keep(h.host);
-  for (Progress &p : progress) keep(p.host);
+  for (Progress &p : progress) keep(p.host), keep(p.op_type);
   for (Candidate &c : candidates) keep(c.host), keep(c.time), keep(c.text), keep(c.exception);
   for (RankOfPid &r : pid_ranks) keep(r.host);
   for (WorkerExit &x : exits) keep(x.host);
@@ -426,7 +426,11 @@ void Evidence::note_progress(uint32_t source, const fl_event *ev, int64_t rank, 
     p = &progress.back();
     live_.last_progress = progress.size() - 1;
   }
-  if (seq >= 0 && (p->timeout_seq < 0 || seq < p->timeout_seq)) p->timeout_seq = seq;
+  if (seq >= 0 && (p->timeout_seq < 0 || seq < p->timeout_seq)) {
+    p->timeout_seq = seq;
+    const fl_capture *op = capture_text(ev, capture::kOpType);
+    p->op_type = op ? intern(op->value, clip(op->value, op->value_len, kMaxFieldBytes)) : Str{};
+  }
   if (enq > p->last_enqueued) p->last_enqueued = enq;
   if (done > p->last_completed) p->last_completed = done;
 }
@@ -650,10 +654,14 @@ void Evidence::merge(const Evidence &o) {
       Progress n = p;
       n.source = map[p.source];
       n.host = copy_from(o, p.host);
+      n.op_type = copy_from(o, p.op_type);
       progress.push(n);
       continue;
     }
-    if (p.timeout_seq >= 0 && (mine->timeout_seq < 0 || p.timeout_seq < mine->timeout_seq)) mine->timeout_seq = p.timeout_seq;
+    if (p.timeout_seq >= 0 && (mine->timeout_seq < 0 || p.timeout_seq < mine->timeout_seq)) {
+      mine->timeout_seq = p.timeout_seq;
+      mine->op_type = copy_from(o, p.op_type);
+    }
     if (p.last_enqueued > mine->last_enqueued) mine->last_enqueued = p.last_enqueued;
     if (p.last_completed > mine->last_completed) mine->last_completed = p.last_completed;
     if (p.line < mine->line) mine->line = p.line;
@@ -755,6 +763,23 @@ void Evidence::canonicalize() {
   if (!kept.failed()) candidates.swap(kept);
   table_.clear();
   rehash();
+}
+
+// The value of capture `name` among a group's fields ("name\0value\0"...); -1 when absent.
+int64_t group_field_number(const Evidence &ev, const Group &g, const char *name) {
+  const char *p = ev.str(g.fields), *end = p + g.fields.len;
+  const size_t n = std::strlen(name);
+  while (p < end) {
+    const char *key = p;
+    const size_t klen = std::strlen(key);
+    const char *value = key + klen + 1;
+    if (value >= end) break;
+    const size_t vlen = std::strlen(value);
+    int64_t v;
+    if (klen == n && std::memcmp(key, name, n) == 0) return parse_decimal(value, vlen, &v) && v >= 0 ? v : -1;
+    p = value + vlen + 1;
+  }
+  return -1;
 }
 
 void source_hints_from_name(const char *name, size_t len, int64_t *rank, int64_t *local_rank) {

@@ -106,6 +106,7 @@ struct Progress {
   int64_t rank = -1;
   Str host;
   int64_t timeout_seq = -1;     // smallest SeqNum this rank timed out on
+  Str op_type;                  // the operation of that collective, when stated
   int64_t last_enqueued = -1;   // largest "last enqueued NCCL work"
   int64_t last_completed = -1;  // largest "last completed NCCL work"
   uint64_t line = 0;
@@ -165,6 +166,12 @@ class Evidence {
   // Canonical order: sources by name, groups by (source, first line, entry
   // id, rank, host). Called before a report.
   void canonicalize();
+  // Ranks that timed out on one SeqNum in different operations issued their
+  // collectives in different orders: adds a group of the pack's entry tagged
+  // `collective-order` on the line of the rank whose operation is the odd
+  // one out (or the earliest such line). Does nothing when a group of that
+  // entry exists already (a second report, a merged partial).
+  void infer_collective_order(const PackView &pack);
 
   const char *str(Str s) const { return pool_.data() ? pool_.data() + s.off : ""; }
   bool str_eq(Str s, const char *p, size_t n) const;
@@ -248,6 +255,10 @@ class Evidence {
 
 // Reads rank hints from a log's file name: "rank3", "rank-3", "rank_3",
 // torchrun's --log-dir layout ".../attempt_N/<local_rank>/stdout.log".
+// The number a group's first event captured as `name` ("name\0value\0"
+// fields); -1 when absent or not a number.
+int64_t group_field_number(const Evidence &ev, const Group &g, const char *name);
+
 void source_hints_from_name(const char *name, size_t len, int64_t *rank, int64_t *local_rank);
 
 }  // namespace faultline

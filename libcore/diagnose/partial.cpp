@@ -1,10 +1,10 @@
 // Serialized evidence ("partial report"): what one node or one log file
 // contributes to a job's diagnosis, merged later by fl_diagnoser_merge_partial.
 //
-// Format 4, little-endian (format 1 lacked rank provenance and worker exits,
+// Format 5, little-endian (format 1 lacked rank provenance and worker exits,
 // format 2 the kinds of fatal ends and the lines where a source completed,
-// format 3 the stated node count):
-//   "FLPARTL1"  u32 format (4)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
+// format 3 the stated node count, format 4 the operation a rank timed out in):
+//   "FLPARTL1"  u32 format (5)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
 //   payload: u64 dropped events, i64 world size, i64 node count, u8 device shared and i64 x kDeviceSlots first pid
 //   per device index, the string pool, then sources, groups, hints,
 //   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
@@ -20,7 +20,7 @@ namespace faultline {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'P', 'A', 'R', 'T', 'L', '1'};
-constexpr uint32_t kFormat = 4;
+constexpr uint32_t kFormat = 5;
 constexpr size_t kHeader = 32;
 
 struct Writer {
@@ -111,8 +111,8 @@ bool Evidence::serialize(Text *out) const {
         w.str(h.host);
   w.u32(static_cast<uint32_t>(progress.size()));
   for (const Progress &p : progress)
-    w.u32(p.source), w.i64(p.rank), w.str(p.host), w.i64(p.timeout_seq), w.i64(p.last_enqueued), w.i64(p.last_completed),
-        w.u64(p.line);
+    w.u32(p.source), w.i64(p.rank), w.str(p.host), w.i64(p.timeout_seq), w.str(p.op_type), w.i64(p.last_enqueued),
+        w.i64(p.last_completed), w.u64(p.line);
   w.u32(static_cast<uint32_t>(candidates.size()));
   for (const Candidate &c : candidates)
     w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text), w.str(c.exception),
@@ -215,12 +215,12 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     h.signal = r.i64(), h.has_exitcode = r.u8() != 0, h.host = r.str();
     good = h.source < ns && ok(h.host) && hints.push(h);
   }
-  n = good ? r.count(52) : 0;
+  n = good ? r.count(60) : 0;
   for (uint32_t i = 0; i < n && good; i++) {
     Progress p;
-    p.source = r.u32(), p.rank = r.i64(), p.host = r.str(), p.timeout_seq = r.i64(), p.last_enqueued = r.i64();
-    p.last_completed = r.i64(), p.line = r.u64();
-    good = p.source < ns && ok(p.host) && progress.push(p);
+    p.source = r.u32(), p.rank = r.i64(), p.host = r.str(), p.timeout_seq = r.i64(), p.op_type = r.str();
+    p.last_enqueued = r.i64(), p.last_completed = r.i64(), p.line = r.u64();
+    good = p.source < ns && ok(p.host) && ok(p.op_type) && progress.push(p);
   }
   n = good ? r.count(55) : 0;
   for (uint32_t i = 0; i < n && good; i++) {

@@ -507,5 +507,50 @@ CUDA kernel errors might be asynchronously reported at some other API call, so t
         self.assertIsNone(root["rank"])
 
 
+# Watchdog timeouts at one SeqNum in different operations (the real lines of
+# pytorch issue threads: an FSDP run, tests/eval heldout3 F1007, and a
+# DDP all_reduce deadlock, heldout2 E1019).
+FSDP_ORDER = """[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3742816, OpType=_ALLGATHER_BASE, Timeout(ms)=1800000) ran for 1801750 milliseconds before timing out.
+[E ProcessGroupNCCL.cpp:737] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3742816, OpType=REDUCE, Timeout(ms)=1800000) ran for 1801377 milliseconds before timing out.
+[E ProcessGroupNCCL.cpp:737] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3742816, OpType=_ALLGATHER_BASE, Timeout(ms)=1800000) ran for 1801790 milliseconds before timing out.
+"""
+
+
+def watchdog(rank, seq, op):
+    return (f"[rank{rank}]:[E ProcessGroupNCCL.cpp:563] [Rank {rank}] Watchdog caught collective operation timeout: "
+            f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=4821568, NumelOut=4821568, Timeout(ms)=600000) ran for "
+            f"600077 milliseconds before timing out.\n")
+
+
+class CollectiveOrder(unittest.TestCase):
+    """Ranks timed out on one SeqNum in different operations: a collective
+    mismatch, charged to the rank whose operation no other rank shares."""
+
+    def test_the_odd_operation_names_the_rank(self):
+        report = flrun.report_text(FSDP_ORDER)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual(report["root"]["id"], "collective-mismatch")
+        self.assertEqual(report["root"]["rank"], 0)
+        self.assertIn("OpType=REDUCE", report["root"]["text"])
+
+    def test_the_odd_rank_among_prefixed_ranks(self):
+        log = watchdog(2, 4084, "ALLREDUCE") + watchdog(1, 4084, "ALLREDUCE") + watchdog(3, 4084, "BROADCAST")
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["id"], root["rank"]), ("collective-mismatch", 3))
+
+    def test_two_ranks_one_operation_each_name_no_rank(self):
+        root = flrun.report_text(watchdog(0, 122, "REDUCE") + watchdog(1, 122, "_ALLGATHER_BASE"))["root"]
+        self.assertEqual(root["id"], "collective-mismatch")
+        self.assertIsNone(root["rank"])
+
+    def test_one_operation_everywhere_is_a_timeout(self):
+        report = flrun.report_text(watchdog(0, 4084, "ALLREDUCE") + watchdog(1, 4084, "ALLREDUCE"))
+        self.assertEqual(report["root"]["id"], "nccl-watchdog-timeout")
+
+    def test_different_seqnums_are_no_mismatch(self):
+        report = flrun.report_text(watchdog(0, 122, "REDUCE") + watchdog(1, 126, "_ALLGATHER_BASE"))
+        self.assertNotEqual(report["root"]["id"], "collective-mismatch")
+
+
 if __name__ == "__main__":
     unittest.main()
