@@ -4,8 +4,12 @@
 // before anything is timed; plus pack open, scanner creation, the whole
 // diagnosis and flc's compile. bench/run turns its output into RESULTS.md.
 //
-//   faultline_bench [--counts FILE] [google benchmark flags]
-//   faultline_bench --once ENGINE CORPUS MIB   one scan of a slice (for callgrind)
+//   faultline_bench [--counts FILE] [--corpus NAME=DIR]... [google benchmark flags]
+//   faultline_bench [--corpus NAME=DIR]... --once ENGINE CORPUS MIB
+//                                              one scan of a slice (for callgrind)
+//
+// --corpus (repeatable) measures the logs of DIR (every file, recursively)
+// instead of the built-in corpora.
 //
 // FAULTLINE_BENCH_SCALE (default 1) divides every corpus size (smoke runs).
 #include <benchmark/benchmark.h>
@@ -70,19 +74,40 @@ std::string corpus_dir(const char *sub) {
   return std::string(env && *env ? env : FAULTLINE_BENCH_CORPUS) + "/" + sub;
 }
 
+// --corpus NAME=DIR, in the order given: when there are any, they are the
+// only corpora (anyone's own logs, measured the same way).
+std::vector<std::pair<std::string, std::string>> g_user_corpora;
+// --once: only this corpus is made (under callgrind, making the others would
+// cost more than the measured scan).
+std::string g_only;
+
 std::vector<Corpus> &corpora() {
   static std::vector<Corpus> all = [] {
     std::vector<Corpus> v;
-    v.push_back(bench::real_logs("healthy", corpus_dir("healthy"), scaled(256u << 20)));
-    v.push_back(bench::real_logs("failing", corpus_dir("failing"), scaled(64u << 20)));
-    const std::vector<std::string> keys = pack_keys();
-    Corpus near = bench::near_misses(keys, scaled(64u << 20));
-    v.push_back(bench::giant_line(near, scaled(64u << 20)));
-    v.push_back(std::move(near));
-    v.push_back(bench::key_dense(keys, 64u << 10, scaled(16u << 20)));
-    v.push_back(bench::key_dense(keys, 256, scaled(16u << 20)));
-    v.push_back(bench::newline_every_byte(scaled(64u << 20)));
-    v.push_back(bench::nul_binary(scaled(64u << 20)));
+    auto want = [](const std::string &name) { return g_only.empty() || g_only == name; };
+    for (const auto &[name, dir] : g_user_corpora)
+      if (want(name)) v.push_back(bench::user_logs(name, dir, scaled(64u << 20)));
+    if (!g_user_corpora.empty()) return v;
+    const bool docker = want(bench::kDockerJsonName);
+    if (want("healthy") || docker) v.push_back(bench::real_logs("healthy", corpus_dir("healthy"), scaled(256u << 20)));
+    if (want("failing")) v.push_back(bench::real_logs("failing", corpus_dir("failing"), scaled(64u << 20)));
+    // One kind of log each, from the same real logs: a style a matcher can be
+    // slow on shows here even when the mix of the healthy corpus hides it.
+    for (const bench::Style &style : bench::styles())
+      if (want(style.name))
+        v.push_back(bench::style_logs(style, {corpus_dir("healthy"), corpus_dir("failing")}, scaled(64u << 20)));
+    if (docker) v.push_back(bench::docker_json(v[0], scaled(64u << 20)));
+    const bool adversarial = g_only.empty() || g_only.rfind("adversarial", 0) == 0;
+    const std::vector<std::string> keys = adversarial ? pack_keys() : std::vector<std::string>{};
+    if (adversarial) {
+      Corpus near = bench::near_misses(keys, scaled(64u << 20));
+      v.push_back(bench::giant_line(near, scaled(64u << 20)));
+      v.push_back(std::move(near));
+      v.push_back(bench::key_dense(keys, 64u << 10, scaled(16u << 20)));
+      v.push_back(bench::key_dense(keys, 256, scaled(16u << 20)));
+      v.push_back(bench::newline_every_byte(scaled(64u << 20)));
+      v.push_back(bench::nul_binary(scaled(64u << 20)));
+    }
     return v;
   }();
   return all;
@@ -252,19 +277,39 @@ int run_once(const std::string &engine, const std::string &corpus, size_t mib) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 5 && !std::strcmp(argv[1], "--once")) return run_once(argv[2], argv[3], std::strtoul(argv[4], nullptr, 10));
   std::string counts_path;
+  std::vector<std::string> once;  // ENGINE CORPUS MIB
   std::vector<char *> args{argv[0]};
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp(argv[i], "--counts") && i + 1 < argc)
+    if (!std::strcmp(argv[i], "--counts") && i + 1 < argc) {
       counts_path = argv[++i];
-    else
+    } else if (!std::strcmp(argv[i], "--corpus") && i + 1 < argc) {
+      const std::string spec = argv[++i];
+      const size_t eq = spec.find('=');
+      if (eq == 0 || eq == std::string::npos || eq + 1 == spec.size() || spec.find('/') < eq) {
+        std::fprintf(stderr, "faultline_bench: --corpus takes NAME=DIR, not '%s'\n", spec.c_str());
+        return 2;
+      }
+      g_user_corpora.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (!std::strcmp(argv[i], "--once") && i + 3 < argc) {
+      once = {argv[i + 1], argv[i + 2], argv[i + 3]};
+      i += 3;
+    } else {
       args.push_back(argv[i]);
+    }
+  }
+  if (!once.empty()) {
+    g_only = once[1];
+    return run_once(once[0], once[1], std::strtoul(once[2].c_str(), nullptr, 10));
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
-  if (corpora()[0].bytes.empty()) {
-    std::fprintf(stderr, "faultline_bench: no logs under %s (set FAULTLINE_CORPUS)\n", corpus_dir("healthy").c_str());
+  for (const Corpus &c : corpora()) {
+    if (!c.bytes.empty()) continue;
+    if (g_user_corpora.empty() && &c == &corpora()[0])
+      std::fprintf(stderr, "faultline_bench: no logs under %s (set FAULTLINE_CORPUS)\n", corpus_dir("healthy").c_str());
+    else
+      std::fprintf(stderr, "faultline_bench: corpus '%s' is empty (%s)\n", c.name.c_str(), c.description.c_str());
     return 2;
   }
   const bool agree = check_counts(counts_path);
@@ -275,8 +320,11 @@ int main(int argc, char **argv) {
           ->MinTime(1.0);
   benchmark::RegisterBenchmark("pack open + verify (default pack)", pack_open_verify)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("scanner create", scanner_create)->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("diagnose/healthy", diagnose, 0)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-  benchmark::RegisterBenchmark("diagnose/failing", diagnose, 1)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+  // The whole diagnosis on the real logs: the healthy and failing corpora, or every --corpus.
+  for (size_t c = 0; c < (g_user_corpora.empty() ? 2 : corpora().size()); c++)
+    benchmark::RegisterBenchmark(("diagnose/" + corpora()[c].name).c_str(), diagnose, c)
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(2.0);
   benchmark::RegisterBenchmark("flc compile signatures/", flc_compile)->Unit(benchmark::kMillisecond)->Iterations(3);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,6 +1,8 @@
 #include "corpora.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,6 +71,151 @@ Corpus real_logs(const std::string &name, const std::string &dir, size_t min_byt
   if (all.empty()) return c;
   while (c.bytes.size() < min_bytes) c.bytes += all;
   if (c.bytes.size() > all.size()) c.description += ", repeated to " + std::to_string(c.bytes.size() >> 20) + " MiB";
+  return c;
+}
+
+Corpus user_logs(const std::string &name, const std::string &dir, size_t min_bytes) {
+  static const char *const kCompressed[] = {".gz", ".zst", ".xz", ".bz2", ".lz4", ".zip"};
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string ext = it->path().extension().string();
+    if (std::find(std::begin(kCompressed), std::end(kCompressed), ext) != std::end(kCompressed)) continue;
+    files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto &f : files) all += normalize(read_file(f));
+  Corpus c{name, std::to_string(files.size()) + " files from " + dir, all};
+  if (all.empty()) return c;
+  while (c.bytes.size() < min_bytes) c.bytes += all;
+  if (c.bytes.size() > all.size()) c.description += ", repeated to " + std::to_string(c.bytes.size() >> 20) + " MiB";
+  return c;
+}
+
+namespace {
+
+// Lines of raw text holding `needle`, and all lines.
+std::pair<size_t, size_t> lines_with(const std::string &raw, const char *needle) {
+  size_t with = 0, lines = 0, start = 0;
+  while (start < raw.size()) {
+    size_t end = raw.find('\n', start);
+    if (end == std::string::npos) end = raw.size();
+    lines++;
+    const size_t at = raw.find(needle, start);
+    if (at != std::string::npos && at < end) with++;
+    start = end + 1;
+  }
+  return {with, lines};
+}
+
+bool mostly(const std::string &raw, const char *needle) {
+  const auto [with, lines] = lines_with(raw, needle);
+  return lines && with * 10 >= lines * 3;
+}
+
+size_t bare_carriage_returns(const std::string &raw) {
+  size_t n = 0;
+  for (size_t i = 0; i < raw.size(); i++)
+    if (raw[i] == '\r' && (i + 1 == raw.size() || raw[i + 1] != '\n')) n++;
+  return n;
+}
+
+// Lines with "nan" as a word in any case: "loss: nan", "accuracy=nan", "NaN".
+size_t nan_lines(const std::string &raw) {
+  size_t n = 0, start = 0;
+  while (start < raw.size()) {
+    size_t end = raw.find('\n', start);
+    if (end == std::string::npos) end = raw.size();
+    for (size_t i = start; i + 3 <= end; i++) {
+      if ((raw[i] | 0x20) != 'n' || (raw[i + 1] | 0x20) != 'a' || (raw[i + 2] | 0x20) != 'n') continue;
+      const bool left = i == start || !std::isalnum(static_cast<unsigned char>(raw[i - 1]));
+      const bool right = i + 3 == end || !std::isalnum(static_cast<unsigned char>(raw[i + 3]));
+      if (left && right) {
+        n++;
+        break;
+      }
+    }
+    start = end + 1;
+  }
+  return n;
+}
+
+}  // namespace
+
+const std::vector<Style> &styles() {
+  static const std::vector<Style> all = {
+      {"style: NCCL debug (NCCL_DEBUG=INFO)", "logs in which 30 % of the lines or more are NCCL's",
+       [](const std::string &raw) { return mostly(raw, " NCCL "); }},
+      {"style: MLPerf :::MLLOG", "logs in which 30 % of the lines or more are MLPerf's ':::MLLOG {json}' records",
+       [](const std::string &raw) { return mostly(raw, ":::MLLOG"); }},
+      {"style: progress bars (bare CR)", "logs with 50 or more bare carriage returns (tqdm and Lightning progress bars)",
+       [](const std::string &raw) { return bare_carriage_returns(raw) >= 50; }},
+      {"style: nan-printing metrics", "logs with 50 or more lines printing a nan metric ('loss: nan', 'accuracy=nan')",
+       [](const std::string &raw) { return nan_lines(raw) >= 50; }},
+  };
+  return all;
+}
+
+Corpus style_logs(const Style &style, const std::vector<std::string> &dirs, size_t min_bytes) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto &dir : dirs)
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".log") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string all;
+  size_t kept = 0;
+  for (const auto &f : files) {
+    const std::string raw = read_file(f);
+    if (!style.holds(raw)) continue;
+    all += normalize(raw);
+    kept++;
+  }
+  Corpus c{style.name, std::to_string(kept) + " real " + style.rule, all};
+  if (all.empty()) return c;
+  while (c.bytes.size() < min_bytes) c.bytes += all;
+  if (c.bytes.size() > all.size()) c.description += ", repeated to " + std::to_string(c.bytes.size() >> 20) + " MiB";
+  return c;
+}
+
+Corpus docker_json(const Corpus &from, size_t bytes) {
+  Corpus c{kDockerJsonName,
+           "the healthy logs' lines as Docker's json-file driver stores them: "
+           "{\"log\":\"<line>\\n\",\"stream\":\"stdout\",\"time\":\"...\"}",
+           {}};
+  size_t start = 0, line = 0;
+  while (c.bytes.size() < bytes && !from.bytes.empty()) {
+    size_t end = from.bytes.find('\n', start);
+    if (end == std::string::npos) end = from.bytes.size();
+    c.bytes += "{\"log\":\"";
+    for (size_t i = start; i < end; i++) {
+      const unsigned char ch = static_cast<unsigned char>(from.bytes[i]);
+      // As moby's jsonlog writes it: Go's JSON string escapes, HTML-safe.
+      if (ch == '"' || ch == '\\') {
+        c.bytes += '\\';
+        c.bytes += static_cast<char>(ch);
+      } else if (ch == '\t') {
+        c.bytes += "\\t";
+      } else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&') {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\u%04x", ch);
+        c.bytes += esc;
+      } else {
+        c.bytes += static_cast<char>(ch);
+      }
+    }
+    char time[64];
+    std::snprintf(time, sizeof time, "2024-05-01T12:%02zu:%02zu.%09zuZ", line / 60000 % 60, line / 1000 % 60,
+                  line % 1000 * 1000000);
+    c.bytes += "\\n\",\"stream\":\"stdout\",\"time\":\"";
+    c.bytes += time;
+    c.bytes += "\"}\n";
+    line++;
+    start = end + 1;
+    if (start >= from.bytes.size()) start = 0;
+  }
   return c;
 }
 

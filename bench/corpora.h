@@ -24,6 +24,26 @@ struct Corpus {
 // Every *.log under dir, in name order, normalized; repeated up to min_bytes.
 Corpus real_logs(const std::string &name, const std::string &dir, size_t min_bytes);
 
+// Every regular file under dir and its subfolders (a user's own logs, any
+// name), in path order, normalized; repeated up to min_bytes. Compressed
+// files are skipped: the engines compare on text.
+Corpus user_logs(const std::string &name, const std::string &dir, size_t min_bytes);
+
+// One style of log, from the real logs of dirs: the *.log files in which
+// `style` holds (it sees the raw text, before normalization); repeated up to
+// min_bytes. `rule` says in words which files were kept.
+struct Style {
+  std::string name, rule;
+  bool (*holds)(const std::string &raw);
+};
+Corpus style_logs(const Style &style, const std::vector<std::string> &dirs, size_t min_bytes);
+const std::vector<Style> &styles();
+
+inline constexpr const char *kDockerJsonName = "style: JSON lines (Docker json-file)";
+// The lines of `from` as Docker's json-file logging driver stores a
+// container's output: {"log":"<line, JSON-escaped>\n","stream":"stdout","time":"..."}.
+Corpus docker_json(const Corpus &from, size_t bytes);
+
 // Generated, size about `bytes`. `keys` are the literal filter's keys.
 Corpus near_misses(const std::vector<std::string> &keys, size_t bytes);
 Corpus key_dense(const std::vector<std::string> &keys, size_t line_bytes, size_t bytes);

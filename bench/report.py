@@ -126,9 +126,12 @@ def main():
         p()
         p("Engines that could not run: " + "; ".join(counts["missing"]) + ".")
     p()
-    p("## Instructions per byte (callgrind, 16 MiB of the healthy logs)")
+    measured = "healthy"
+    if os.path.exists(os.path.join(out, "callgrind.corpus")):
+        measured = open(os.path.join(out, "callgrind.corpus")).read().strip() or measured
+    p(f"## Instructions per byte (callgrind, 16 MiB of {measured})")
     p()
-    p("The noise-free figure: `valgrind --tool=callgrind --toggle-collect='*measured_scan*' faultline_bench --once ENGINE healthy 16` "
+    p(f"The noise-free figure: `valgrind --tool=callgrind --toggle-collect='*measured_scan*' faultline_bench --once ENGINE '{measured}' 16` "
       "counts only the scan itself.")
     p()
     p("| engine | bytes | instructions | instructions / byte |")
@@ -142,12 +145,16 @@ def main():
     p()
     p("| benchmark | time | throughput |")
     p("|---|---:|---:|")
-    for name in ("pack open + verify (default pack)", "scanner create", "diagnose/healthy", "diagnose/failing", "flc compile signatures/"):
+    names = ["pack open + verify (default pack)", "scanner create"] + [k for k in runs if k.startswith("diagnose/")] + [
+        "flc compile signatures/"]
+    for name in names:
         b = next((runs[k] for k in runs if k.startswith(name)), None)
         if not b:
             continue
         t = f"{b['real_time']:.3f} {b['time_unit']}"
         p(f"| {name} | {t} | {fmt(gbps(b) if 'bytes_per_second' in b else None)} {'GB/s' if 'bytes_per_second' in b else ''} |")
+    if corpus == "-":  # bench/run --corpus: no --jobs scaling run
+        return
     p()
     files = [os.path.join(d, f) for d, _, fs in os.walk(corpus) for f in fs]
     size = sum(os.path.getsize(f) for f in files)
