@@ -113,6 +113,7 @@ fl_status read_evidence(fl_diagnoser *d, Fn step) {
 template <typename Fn>
 fl_status with_diagnosis(fl_diagnoser *d, Fn run) {
   return read_evidence(d, [&] {
+    d->evidence.canonicalize();
     d->evidence.infer_collective_order(d->pack->view);
     d->evidence.canonicalize();
     if (d->evidence.failed()) return FL_E_NOMEM;

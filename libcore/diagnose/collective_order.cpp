@@ -33,8 +33,19 @@ void Evidence::infer_collective_order(const PackView &pack) {
   for (uint32_t i = 0; i < pack.entry_count() && entry == kNoEntry; i++)
     if (entry_has_tag(pack.entry(i), kTagCollectiveOrder)) entry = i;
   if (entry == kNoEntry) return;
-  for (const Group &g : groups)
-    if (g.entry == entry) return;
+  // A group of the entry from a line of the logs: the logs say it. Groups
+  // inferred at an earlier report (or in a merged partial) are inferred
+  // again from all the evidence: the logs may have said more since.
+  const char kPattern[] = "timeouts_in_different_operations";
+  bool stated = false;
+  for (size_t i = groups.size(); i-- > 0;)
+    if (groups[i].entry == entry) {
+      if (str_eq(groups[i].first_pattern, kPattern, sizeof kPattern - 1))
+        drop_group(static_cast<uint32_t>(i));
+      else
+        stated = true;
+    }
+  if (stated) return;
 
   // The first SeqNum at which ranks timed out in different operations.
   int64_t seq = -1;
@@ -73,19 +84,39 @@ void Evidence::infer_collective_order(const PackView &pack) {
   // The odd rank's own timeout line, or the earliest timeout at that SeqNum.
   const Group *at = nullptr;
   for (const Group &g : groups) {
-    if (g.entry == kNoEntry || group_field_number(*this, g, capture::kTimeoutSeq) != seq) continue;
+    if (g.entry == kNoEntry || g.entry == entry || group_field_number(*this, g, capture::kTimeoutSeq) != seq) continue;
     if (odd && (g.source != odd->source || g.rank != odd->rank)) continue;
     if (!at || g.source < at->source || (g.source == at->source && g.first_line < at->first_line)) at = &g;
   }
   if (!at) return;
   const Group model = *at;  // find_group may move the groups
+  const int64_t rank = odd ? model.rank : -1;
+
+  // The SeqNum, and the operations in the order of the (canonical) evidence.
+  // The operations' names are in the pool itself: room first, so that
+  // adding them cannot move them.
+  size_t need = 64;
+  for (size_t k = 0; k < nops; k++) need += ops[k].first->op_type.len + 3;
+  if (!pool_.reserve(pool_.size() + need)) return;
+  const size_t at_fields = pool_.size();
+  char number[24];
+  const int n = std::snprintf(number, sizeof number, "%lld", static_cast<long long>(seq));
+  pool_.add("seq", 3), pool_.addc('\0'), pool_.add(number, static_cast<size_t>(n)), pool_.addc('\0');
+  pool_.add("op_types", 8), pool_.addc('\0');
+  for (size_t k = 0; k < nops; k++) {
+    if (k) pool_.add(" / ", 3);
+    pool_.add(str(ops[k].first->op_type), ops[k].first->op_type.len);
+  }
+  pool_.addc('\0');
+  if (pool_.failed()) return;
+  const Str fields{static_cast<uint32_t>(at_fields), static_cast<uint32_t>(pool_.size() - at_fields)};
 
   const flatbuffers::String *id = pack.entry(entry)->id();
   const Str id_str = intern(id->c_str(), id->size());
   char host[kMaxFieldBytes];  // a copy: interning may move the pool it lies in
   const size_t host_len = model.host.len < sizeof host ? model.host.len : sizeof host;
   std::memcpy(host, str(model.host), host_len);
-  const uint32_t gi = find_group(model.source, entry, id_str, odd ? model.rank : -1, host, host_len, true);
+  const uint32_t gi = find_group(model.source, entry, id_str, rank, host, host_len, true);
   if (gi == kNoEntry) return;
   Group &g = groups[gi];
   g.count = 1;
@@ -98,20 +129,17 @@ void Evidence::infer_collective_order(const PackView &pack) {
     g.rank_from = model.rank_from;
     g.pid = model.pid, g.device = model.device, g.local_rank = model.local_rank;
   }
-  const char kPattern[] = "timeouts_in_different_operations";
   g.first_pattern = intern(kPattern, sizeof kPattern - 1);
-  // The SeqNum, and the operations in the order the logs show them.
-  size_t at_fields = pool_.size();
-  char number[24];
-  const int n = std::snprintf(number, sizeof number, "%lld", static_cast<long long>(seq));
-  pool_.add("seq", 3), pool_.addc('\0'), pool_.add(number, static_cast<size_t>(n)), pool_.addc('\0');
-  pool_.add("op_types", 8), pool_.addc('\0');
-  for (size_t k = 0; k < nops; k++) {
-    if (k) pool_.add(" / ", 3);
-    pool_.add(str(ops[k].first->op_type), ops[k].first->op_type.len);
-  }
-  pool_.addc('\0');
-  g.fields = Str{static_cast<uint32_t>(at_fields), static_cast<uint32_t>(pool_.size() - at_fields)};
+  g.fields = fields;
+}
+
+void Evidence::drop_group(uint32_t gi) {
+  if (gi >= groups.size()) return;
+  const Group &g = groups[gi];
+  pool_garbage_ += g.entry_id.len + g.host.len + g.first_pattern.len + g.fields.len + 4;
+  groups.erase(gi);
+  rehash();
+  if (pool_garbage_ > kPoolSlackBytes && pool_garbage_ * 2 > pool_.size()) compact_pool();
 }
 
 }  // namespace faultline

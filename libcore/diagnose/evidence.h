@@ -169,8 +169,10 @@ class Evidence {
   // Ranks that timed out on one SeqNum in different operations issued their
   // collectives in different orders: adds a group of the pack's entry tagged
   // `collective-order` on the line of the rank whose operation is the odd
-  // one out (or the earliest such line). Does nothing when a group of that
-  // entry exists already (a second report, a merged partial).
+  // one out (or the earliest such line). Does nothing when a line of the
+  // logs made a group of that entry; replaces the group an earlier call
+  // inferred. Reads the evidence in canonical order: canonicalize before and
+  // after (the added group's place).
   void infer_collective_order(const PackView &pack);
 
   const char *str(Str s) const { return pool_.data() ? pool_.data() + s.off : ""; }
@@ -237,6 +239,7 @@ class Evidence {
   Str copy_from(const Evidence &o, Str s);
   void merge_group(const Evidence &o, const Group &g, uint32_t source);
   void compact_pool();
+  void drop_group(uint32_t gi);  // erases a group (no-op for kNoEntry)
 
   Allocator alloc_;
   const PackView *pack_ = nullptr;

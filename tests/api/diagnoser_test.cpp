@@ -204,6 +204,67 @@ TEST_CASE("diagnoser: partials round-trip; hostile partials are refused or harml
   CHECK(refused > 0);
 }
 
+// The watchdog line of PyTorch's ProcessGroupNCCL (pytorch#104446's shape).
+std::string watchdog(int rank, const char *op) {
+  return "[rank" + std::to_string(rank) + "]:[E ProcessGroupNCCL.cpp:563] [Rank " + std::to_string(rank) +
+         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4084, OpType=" + op +
+         ", NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600077 milliseconds before timing out.\n";
+}
+
+std::string report_of(fl_diagnoser *d) {
+  const char *json = nullptr;
+  REQUIRE(fl_diagnoser_report(d, FL_REPORT_JSON, &json, nullptr) == FL_OK);
+  return json;
+}
+
+TEST_CASE("diagnoser: collectives in different orders, inferred from all the evidence there is") {
+  DefaultPack p;
+  const std::string rank0 = watchdog(0, "ALLREDUCE"), rank1 = watchdog(1, "BROADCAST");
+  const std::string whole = diagnose(p.pack, {{"a.log", rank0}, {"b.log", rank1}}, FL_REPORT_JSON);
+  CHECK(whole.find("\"collective-mismatch\"") != std::string::npos);
+
+  // Either node's diagnoser merging the other's partial reads the same.
+  for (int first = 0; first < 2; first++) {
+    fl_diagnoser *own = nullptr, *other = nullptr;
+    REQUIRE(fl_diagnoser_create(p.pack, nullptr, &own) == FL_OK);
+    REQUIRE(fl_diagnoser_create(p.pack, nullptr, &other) == FL_OK);
+    const char *own_name = first ? "b.log" : "a.log", *other_name = first ? "a.log" : "b.log";
+    const std::string &own_text = first ? rank1 : rank0, &other_text = first ? rank0 : rank1;
+    REQUIRE(fl_diagnoser_begin_source(own, own_name) == FL_OK);
+    REQUIRE(fl_diagnoser_feed(own, own_text.data(), own_text.size()) == FL_OK);
+    REQUIRE(fl_diagnoser_begin_source(other, other_name) == FL_OK);
+    REQUIRE(fl_diagnoser_feed(other, other_text.data(), other_text.size()) == FL_OK);
+    const void *bytes = nullptr;
+    size_t len = 0;
+    REQUIRE(fl_diagnoser_partial(other, &bytes, &len) == FL_OK);
+    REQUIRE(fl_diagnoser_merge_partial(own, bytes, len) == FL_OK);
+    CHECK(report_of(own) == whole);
+    fl_diagnoser_free(own);
+    fl_diagnoser_free(other);
+  }
+
+  // A report before the last rank's line, then the line: with two ranks in
+  // ALLREDUCE, rank 1's BROADCAST is the odd one out (the first report could
+  // not name a rank, the second must).
+  fl_diagnoser *live = nullptr;
+  REQUIRE(fl_diagnoser_create(p.pack, nullptr, &live) == FL_OK);
+  REQUIRE(fl_diagnoser_begin_source(live, "job.log") == FL_OK);
+  REQUIRE(fl_diagnoser_feed(live, rank0.data(), rank0.size()) == FL_OK);
+  REQUIRE(fl_diagnoser_feed(live, rank1.data(), rank1.size()) == FL_OK);
+  fl_diagnosis r{};
+  r.struct_size = sizeof r;
+  REQUIRE(fl_diagnoser_result(live, &r) == FL_OK);
+  const uint32_t mismatch = fl_pack_find_entry(p.pack, "collective-mismatch");
+  CHECK(r.entry == mismatch);
+  CHECK(r.rank == -1);
+  const std::string rank2 = watchdog(2, "ALLREDUCE");
+  REQUIRE(fl_diagnoser_feed(live, rank2.data(), rank2.size()) == FL_OK);
+  REQUIRE(fl_diagnoser_result(live, &r) == FL_OK);
+  CHECK(r.entry == mismatch);
+  CHECK(r.rank == 1);
+  fl_diagnoser_free(live);
+}
+
 TEST_CASE("diagnoser: threads with one pack agree with one thread") {
   DefaultPack p;
   std::vector<std::pair<std::string, std::string>> src = {{"A052.log", slurp(log_path("A052.log"))},
