@@ -116,6 +116,10 @@ inline constexpr const char *kTagGeneric = "generic";
 // Generic entries tagged `completion` say the run finished normally: what a
 // process survived before such a line is no fatal end (condition `completed-after`).
 inline constexpr const char *kTagCompletion = "completion";
+// Generic entries tagged `traceback-context` read a traceback's frames
+// (code that loads checkpoints, initializes CUDA): an uncaught exception no
+// entry explains, raised under such a frame, is that entry's kind of failure.
+inline constexpr const char *kTagTracebackContext = "traceback-context";
 // Entries tagged `catch-all` name a kind of failure by its wording alone
 // ("... is not divisible by ..."): on the line a more specific entry also
 // reads, the specific one is the root.

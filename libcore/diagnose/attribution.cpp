@@ -569,7 +569,7 @@ void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, 
   if (d->verdict == Verdict::kInconclusive) {
     // The root names the suspect, not where the collateral was printed.
     decide_from_job(ev, pack, d);
-  } else if (d->root_group >= 0) {
+  } else if (d->root_group >= 0 && d->root_candidate < 0) {  // with a candidate: its traceback's context names the kind
     const Group &g = ev.groups[d->root_group];
     const fb::Entry *e = g.entry < pack.entry_count() ? pack.entry(g.entry) : nullptr;
     const bool waited = e && entry_waits_on_peers(e);

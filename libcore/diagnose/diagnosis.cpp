@@ -344,6 +344,20 @@ int32_t warning_at_end(const Ctx &c) {
   return best;
 }
 
+// The group of the traceback-context entry an unknown exception was raised
+// under: same source, its latest frame at or before the exception.
+int32_t context_group(const Ctx &c, const Candidate &x) {
+  if (x.context.len == 0) return -1;
+  int32_t best = -1;
+  for (size_t i = 0; i < c.ev.groups.size(); i++) {
+    const Group &g = c.ev.groups[i];
+    if (!c.holds[i] || g.source != x.source || g.first_line > x.line) continue;
+    if (g.entry_id.len != x.context.len || std::memcmp(c.ev.str(g.entry_id), c.ev.str(x.context), x.context.len) != 0) continue;
+    if (best < 0 || g.last_line > c.ev.groups[best].last_line) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
 // Without a known cause, the best of what else the log holds: a wrapper that
 // names the failure's kind, an uncaught exception no entry knows, collateral
 // only (inconclusive: the cause is in another log), or the launcher's exit report.
@@ -381,9 +395,19 @@ void choose_fallback_root(Ctx &c) {
   } else if (cand >= 0) {
     d->verdict = Verdict::kFailure;
     d->root_candidate = cand;
-    d->decided_by = "unknown-exception";
-    d->confidence = 0.35;
-    line(&d->reasons, "no entry explains the failure: the earliest uncaught Python exception is reported");
+    if (int32_t ctx = context_group(c, ev.candidates[cand]); ctx >= 0) {
+      // Where it was raised names the kind of failure (a checkpoint being
+      // loaded, CUDA being initialized); the exception stays the root's line.
+      d->root_group = ctx;
+      d->decided_by = "traceback-context";
+      d->confidence = 0.4;
+      line(&d->reasons,
+           "no entry knows the exception; a frame of its traceback (the code it was raised in) names the kind of failure");
+    } else {
+      d->decided_by = "unknown-exception";
+      d->confidence = 0.35;
+      line(&d->reasons, "no entry explains the failure: the earliest uncaught Python exception is reported");
+    }
   } else if (coll >= 0) {
     d->verdict = Verdict::kInconclusive;
     d->root_group = coll;
@@ -531,7 +555,10 @@ void settle_confidence(Ctx &c) {
 
 RootSite root_site(const Evidence &ev, const Diagnosis &d) {
   RootSite r;
-  if (d.root_group >= 0) {
+  if (d.root_group >= 0 && d.root_candidate >= 0) {  // traceback-context: the entry's kind, the exception's line
+    const Candidate &x = ev.candidates[d.root_candidate];
+    r.source = x.source, r.line = x.line, r.time = x.time, r.text = x.text, r.entry = ev.groups[d.root_group].entry;
+  } else if (d.root_group >= 0) {
     const Group &g = ev.groups[d.root_group];
     r.source = g.source, r.line = g.first_line, r.time = g.first_time, r.text = g.first_text, r.entry = g.entry;
   } else if (d.root_candidate >= 0) {

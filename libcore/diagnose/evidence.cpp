@@ -117,7 +117,14 @@ void Evidence::close_stack(uint32_t source, const OpenStack &st, CandidateKind k
   c.exception = intern(st.frame, st.frame_len);
   c.kind = kind;
   c.explained = live_.known_line >= st.start_line;
+  if (kind == CandidateKind::kCutTraceback) c.context = context_in(st.start_line, st.last_line);
   push_candidate(c);
+}
+
+Str Evidence::context_in(uint64_t first, uint64_t last) {
+  if (live_.context_entry == kNoEntry || !pack_ || live_.context_line < first || live_.context_line > last) return Str{};
+  const fb::Entry *e = pack_->entry(live_.context_entry);
+  return e ? intern(e->id()->c_str(), e->id()->size()) : Str{};
 }
 
 // One line of a stack: `starts` opens a new one (a traceback header, or a
@@ -243,6 +250,7 @@ void Evidence::note_candidate(uint32_t source, const fl_event *ev, int64_t rank,
     c.exception = intern(x->value, clip(x->value, n, kMaxTextBytes));
   }
   c.explained = live_.known_line == ev->line_number;
+  c.context = context_in(live_.traceback_line, ev->line_number);
   push_candidate(c);
 }
 
@@ -256,7 +264,7 @@ void Evidence::push_candidate(const Candidate &c) {
     }
   if (in_source >= kMaxCandidatesPerSource && first_kept != kNoEntry) {
     const Candidate &x = candidates[first_kept];
-    pool_garbage_ += x.host.len + x.time.len + x.text.len + x.exception.len + 4;
+    pool_garbage_ += x.host.len + x.time.len + x.text.len + x.exception.len + x.context.len + 5;
     candidates.erase(first_kept);
   }
   candidates.push(c);
@@ -283,7 +291,7 @@ void Evidence::compact_pool() {
   }
   for (LaunchHint &h : hints) keep(h.host);
   for (Progress &p : progress) keep(p.host), keep(p.op_type);
-  for (Candidate &c : candidates) keep(c.host), keep(c.time), keep(c.text), keep(c.exception);
+  for (Candidate &c : candidates) keep(c.host), keep(c.time), keep(c.text), keep(c.exception), keep(c.context);
   for (RankOfPid &r : pid_ranks) keep(r.host);
   for (WorkerExit &x : exits) keep(x.host);
   if (fresh.failed()) return;  // keep the old pool: it is still whole
@@ -475,6 +483,10 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     if (entry_has_tag(e, kTagCompletion)) {
       sources[source].completed_line = ev->line_number;
       return;
+    }
+    if (entry_has_tag(e, kTagTracebackContext)) {
+      live_.context_entry = ev->entry;
+      live_.context_line = ev->line_number;
     }
     if (name_is(pat->name(), pattern::kTracebackHeader)) {
       // Another rank's traceback begins before this one reached its
@@ -689,10 +701,12 @@ void Evidence::merge(const Evidence &o) {
     n.time = copy_from(o, c.time);
     n.text = copy_from(o, c.text);
     n.exception = copy_from(o, c.exception);
+    n.context = copy_from(o, c.context);
     bool dup = false;
     for (auto &x : candidates)
       if (x.source == n.source && x.line == n.line) {
         x.explained = x.explained || n.explained;
+        if (x.context.len == 0) x.context = n.context;
         dup = true;
       }
     if (!dup) candidates.push(n);

@@ -126,6 +126,7 @@ struct Candidate {
   uint64_t line = 0;
   int64_t rank = -1;
   Str host, time, text, exception;  // exception: "Type: message", or the innermost frame of a stack
+  Str context;                      // id of the traceback-context entry of its innermost such frame, if any
   bool explained = false;           // the same line matched a known entry
   RankFrom rank_from = RankFrom::kNone;
   CandidateKind kind = CandidateKind::kException;
@@ -206,6 +207,8 @@ class Evidence {
   };
   struct Live {
     uint32_t source = kNoEntry;
+    uint32_t context_entry = kNoEntry;  // latest traceback-context entry seen, and its line
+    uint64_t context_line = 0;
     OpenStack python, native;
     OpenStack orphan;             // the last exception line with no traceback before it
     uint64_t traceback_line = 0;  // last "Traceback (most recent call last):"
@@ -230,6 +233,8 @@ class Evidence {
   void note_stack_line(OpenStack *st, const fl_event *ev, int64_t rank, RankFrom from, const char *host, size_t host_len,
                        bool starts, bool innermost);
   void close_stack(uint32_t source, const OpenStack &st, CandidateKind kind);
+  // The traceback-context entry whose frame lies in lines [first, last], as an interned id.
+  Str context_in(uint64_t first, uint64_t last);
   void note_hint(uint32_t source, const fl_event *ev, const fb::Pattern *pat);
   void note_exit(uint32_t source, const fl_event *ev, const fb::Pattern *pat, const char *host, size_t host_len);
   bool in_exit_record(const fl_event *ev) const;

@@ -1,10 +1,11 @@
 // Serialized evidence ("partial report"): what one node or one log file
 // contributes to a job's diagnosis, merged later by fl_diagnoser_merge_partial.
 //
-// Format 5, little-endian (format 1 lacked rank provenance and worker exits,
+// Format 6, little-endian (format 1 lacked rank provenance and worker exits,
 // format 2 the kinds of fatal ends and the lines where a source completed,
-// format 3 the stated node count, format 4 the operation a rank timed out in):
-//   "FLPARTL1"  u32 format (5)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
+// format 3 the stated node count, format 4 the operation a rank timed out in,
+// format 5 the traceback context of an exception):
+//   "FLPARTL1"  u32 format (6)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
 //   payload: u64 dropped events, i64 world size, i64 node count, u8 device shared and i64 x kDeviceSlots first pid
 //   per device index, the string pool, then sources, groups, hints,
 //   progress, candidates, pid ranks and worker exits, each as u32 count + fixed-size records whose
@@ -20,7 +21,7 @@ namespace faultline {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'P', 'A', 'R', 'T', 'L', '1'};
-constexpr uint32_t kFormat = 5;
+constexpr uint32_t kFormat = 6;
 constexpr size_t kHeader = 32;
 
 struct Writer {
@@ -116,7 +117,7 @@ bool Evidence::serialize(Text *out) const {
   w.u32(static_cast<uint32_t>(candidates.size()));
   for (const Candidate &c : candidates)
     w.u32(c.source), w.u64(c.line), w.i64(c.rank), w.str(c.host), w.str(c.time), w.str(c.text), w.str(c.exception),
-        w.u8(c.explained), w.u8(static_cast<uint8_t>(c.rank_from)), w.u8(static_cast<uint8_t>(c.kind));
+        w.str(c.context), w.u8(c.explained), w.u8(static_cast<uint8_t>(c.rank_from)), w.u8(static_cast<uint8_t>(c.kind));
   w.u32(static_cast<uint32_t>(pid_ranks.size()));
   for (const RankOfPid &r : pid_ranks) w.str(r.host), w.i64(r.pid), w.i64(r.rank), w.i64(r.nranks);
   w.u32(static_cast<uint32_t>(exits.size()));
@@ -222,12 +223,13 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     p.last_enqueued = r.i64(), p.last_completed = r.i64(), p.line = r.u64();
     good = p.source < ns && ok(p.host) && ok(p.op_type) && progress.push(p);
   }
-  n = good ? r.count(55) : 0;
+  n = good ? r.count(63) : 0;
   for (uint32_t i = 0; i < n && good; i++) {
     Candidate c;
     c.source = r.u32(), c.line = r.u64(), c.rank = r.i64(), c.host = r.str(), c.time = r.str(), c.text = r.str();
-    c.exception = r.str(), c.explained = r.u8() != 0, c.rank_from = rank_from(r.u8()), c.kind = candidate_kind(r.u8());
-    good = c.source < ns && ok(c.host) && ok(c.time) && ok(c.text) && ok(c.exception) && candidates.push(c);
+    c.exception = r.str(), c.context = r.str(), c.explained = r.u8() != 0, c.rank_from = rank_from(r.u8());
+    c.kind = candidate_kind(r.u8());
+    good = c.source < ns && ok(c.host) && ok(c.time) && ok(c.text) && ok(c.exception) && ok(c.context) && candidates.push(c);
   }
   n = good ? r.count(32) : 0;
   for (uint32_t i = 0; i < n && good; i++) {

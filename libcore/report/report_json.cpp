@@ -169,6 +169,10 @@ void root_object(JsonWriter &w, const ReportInput &in) {
     w.kv("pattern", ev.str(g.first_pattern), g.first_pattern.len);
     w.kv_num("count", static_cast<int64_t>(g.count));
     fields_object(w, ev, g.fields);
+    if (d.root_candidate >= 0) {  // traceback-context: the exception no entry knows
+      const Candidate &x = ev.candidates[d.root_candidate];
+      str_or_null(w, "exception", ev, x.kind == CandidateKind::kException ? x.exception : Str{});
+    }
   } else {
     w.kv("id", "unknown");
     w.kv("title", unknown_title(ev, d));

@@ -147,6 +147,11 @@ void root_section(const ReportInput &in, const Style &st, Text *out) {
     out->add("  line       ");
     add_safe(out, ev.str(site.text), site.text.len);
     out->addc('\n');
+    if (d.root_candidate >= 0) {  // traceback-context: the frame that names the kind
+      out->add("  raised in  ");
+      add_safe(out, ev.str(g.first_text), g.first_text.len);
+      out->addc('\n');
+    }
     if (d.root_ranks.size() > 1) {
       out->add(inconclusive ? "  seen on    " : "  also on    ");
       ranks_text(out, d.root_ranks.data(), d.root_ranks.size(), 0);

@@ -133,7 +133,11 @@ class FatalEnd(unittest.TestCase):
         # NeMo issue excerpt: frames behind "[0]:", the traceback cut short.
         frames = ('[0]:  File "/workspace/src/3rdparty/Megatron-LM/megatron/core/dist_checkpointing/serialization.py", '
                   'line 121, in load\n[0]:    validate_sharding_integrity(nested_values(sharded_state_dict))\n')
-        self.assertUnknownFailure(flrun.report_text(STEPS + frames))
+        report = flrun.report_text(STEPS + frames)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertIn("dist_checkpointing/serialization.py", report["root"]["text"])
+        # The frame is checkpoint loading code: its kind (traceback_context_test.py).
+        self.assertEqual(report["root"]["id"], "checkpoint-load-raised")
 
     def test_abort_alone_is_a_crash(self):
         report = flrun.report_text(STEPS + "Aborted (core dumped)\n")
