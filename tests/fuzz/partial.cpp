@@ -67,10 +67,10 @@ void check_merged(fl_diagnoser *d) {
 void put_u32(std::string *s, uint32_t v) { s->append(reinterpret_cast<const char *>(&v), 4); }
 void put_u64(std::string *s, uint64_t v) { s->append(reinterpret_cast<const char *>(&v), 8); }
 
-// libcore/diagnose/partial.cpp: "FLPARTL1", u32 format 5, u32 0, u64 payload bytes, u64 XXH64(payload).
+// libcore/diagnose/partial.cpp: "FLPARTL1", u32 format 6, u32 0, u64 payload bytes, u64 XXH64(payload).
 std::string wrap(const uint8_t *payload, size_t n) {
   std::string p("FLPARTL1");
-  put_u32(&p, 5);
+  put_u32(&p, 6);
   put_u32(&p, 0);
   put_u64(&p, n);
   put_u64(&p, faultline::xxh64(payload, n));
