@@ -106,7 +106,8 @@ Root Cause (first observed failure):
 ============================================================
 """
 
-DATALOADER_COMBINED = """Traceback (most recent call last):
+# Lab run (dataloader, combined) of an earlier lab version, whose worker SIGKILLed itself.
+DATALOADER_KILLED_COMBINED = """Traceback (most recent call last):
 RuntimeError: DataLoader worker (pid 16667) is killed by signal: Killed. 
 Traceback (most recent call last):
 RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:49048
@@ -300,9 +301,18 @@ class Attribution(unittest.TestCase):
         self.assertIsNone(report["root"]["rank"])
         self.assertTrue(any("ranks 1, 2" in m for m in report["missing_evidence"]), report["missing_evidence"])
 
-    def test_dataloader_worker_killed_without_oom_killer(self):
-        # "is killed by signal: Killed." says SIGKILL, not who sent it: no kernel OOM line, no host_oom.
-        root = flrun.report_text(DATALOADER_COMBINED)["root"]
+    def test_dataloader_worker_killed(self):
+        # "is killed by signal: Killed." is SIGKILL, the OOM killer's signal: host_oom by the
+        # taxonomy (CLASSES.md), as a worker's own "exitcode: -9" is; rank 1 from the agent's report.
+        root = flrun.report_text(DATALOADER_KILLED_COMBINED)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("host_oom", 1))
+
+    def test_dataloader_worker_crashed(self):
+        # Lab run (dataloader, combined): the worker crashes with SIGSEGV, as a native decoder does.
+        with open(os.path.join(LAB, "dataloader", "combined.log"), "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        self.assertIn("is killed by signal: Segmentation fault.", text)
+        root = flrun.report_text(text)["root"]
         self.assertEqual((root["type"], root["rank"]), ("dataloader_worker_died", 1))
 
     def test_hung_rank_beats_the_printers_of_timeouts(self):

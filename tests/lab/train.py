@@ -41,7 +41,7 @@ def parse_args():
 
 
 class Synthetic(Dataset):
-    """Deterministic regression data; one rank's worker can kill itself on one batch."""
+    """Deterministic regression data; one rank's worker can crash (SIGSEGV) on one batch."""
 
     def __init__(self, rank, n, kill_at=None):
         self.rank, self.n, self.kill_at = rank, n, kill_at
@@ -51,9 +51,10 @@ class Synthetic(Dataset):
 
     def __getitem__(self, i):
         if self.kill_at is not None and i == self.kill_at:
-            # A worker dying without a Python error (e.g. killed by the OOM killer or a
-            # crash in a native decoder): the main process sees only the missing worker.
-            os.kill(os.getpid(), signal.SIGKILL)
+            # A worker dying without a Python error, as a native decoder that crashes does:
+            # the main process sees only the missing worker and the signal. (SIGKILL would be
+            # the OOM killer's signal: host_oom by the taxonomy, like the `sigkill` scenario.)
+            os.kill(os.getpid(), signal.SIGSEGV)
         g = torch.Generator().manual_seed(self.rank * 100003 + i)
         x = torch.randn(IN_DIM, generator=g)
         return x, x[:4].sum(0, keepdim=True)
