@@ -51,6 +51,9 @@ inline constexpr const char *kNranks = "nranks";
 inline constexpr const char *kException = "exception";  // "Type: message" of an uncaught exception
 inline constexpr const char *kMessage = "message";
 inline constexpr const char *kFrame = "frame";  // one frame of a stack, without the line's prefix
+// torchrun's rendezvous result of an agent with one worker ("global_ranks=[R]"):
+// the console's lines without a rank are that worker's.
+inline constexpr const char *kAgentWorkerRank = "agent_worker_rank";
 }  // namespace capture
 
 // Where the diagnosis reads a name: in any entry's events, only in entries
@@ -77,6 +80,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kNodes, true, ReadIn::kGenericEntries},
     {capture::kCommRank, true, ReadIn::kGenericEntries},
     {capture::kNranks, true, ReadIn::kGenericEntries},
+    {capture::kAgentWorkerRank, true, ReadIn::kGenericEntries},
     {capture::kException, false, ReadIn::kGenericEntries},
     {capture::kMessage, false, ReadIn::kGenericEntries},
     {capture::kFrame, false, ReadIn::kGenericEntries},

@@ -412,6 +412,11 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
                     "the root error ends a traceback whose first line carries the rank (a logger's multi-line record)", "high");
     case RankFrom::kFileName:
       return decide(d, rank, Str{}, "printed-root-error", "the root error is in the log file named for the rank", "high");
+    case RankFrom::kAgentWorker:
+      return decide(d, rank, Str{}, "printed-root-error",
+                    "the root error is in the console of a torchrun agent whose only worker is this rank (its rendezvous "
+                    "result: global_ranks=[R])",
+                    "high");
     case RankFrom::kLauncherTable:
       return decide(d, rank, Str{}, "launcher-exit-record", "the launcher's failure record of this rank holds the root error",
                     "high");

@@ -460,6 +460,8 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
     rank = v, from = RankFrom::kMessage;  // "[Rank 3] Watchdog caught ...", "on rank 3"
   } else if (src.rank_hint >= 0) {
     rank = src.rank_hint, from = RankFrom::kFileName;
+  } else if (src.worker_rank >= 0 && !in_exit_record(ev)) {
+    rank = src.worker_rank, from = RankFrom::kAgentWorker;
   } else if (in_exit_record(ev) && exits[live_.record].rank >= 0) {
     rank = exits[live_.record].rank, from = RankFrom::kLauncherTable;
   } else if (const OpenStack *st = ranked_traceback_at(ev->line_number)) {
@@ -467,6 +469,11 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   }
 
   if (entry_is_generic(e)) {
+    if (captured_number(ev, capture::kAgentWorkerRank, &v) && v >= 0) {
+      // Two agents' results in one console: whose lines are whose is unknown.
+      int64_t &w = sources[source].worker_rank;
+      w = w == -1 || w == v ? v : -2;
+    }
     // A line that says which rank its process is (NCCL's comm, tree, ring
     // and proxy lines): the communicator's size, when it states one, tells
     // the world from a subgroup.
@@ -642,6 +649,8 @@ void Evidence::merge(const Evidence &o) {
     sources[idx].bytes += s.bytes;
     sources[idx].lines += s.lines;
     sources[idx].completed_line = std::max(sources[idx].completed_line, s.completed_line);
+    int64_t &w = sources[idx].worker_rank;
+    w = w == -1 ? s.worker_rank : s.worker_rank == -1 || s.worker_rank == w ? w : -2;
     map.push(idx);
   }
   if (map.size() != o.sources.size()) return;

@@ -32,6 +32,7 @@ struct SourceRec {
   uint64_t bytes = 0, lines = 0;
   int64_t rank_hint = -1;        // from the file name (rank3.log, ...)
   int64_t local_rank_hint = -1;  // torchrun --log-dir: .../attempt_0/<local_rank>/stderr.log
+  int64_t worker_rank = -1;      // the agent's only worker (global_ranks=[R]); -2: two values, none
   uint64_t completed_line = 0;   // last line saying the run finished normally, 0 = none
 };
 
@@ -47,6 +48,7 @@ enum class RankFrom : uint8_t {
   kWorldOfOne,     // the job has one rank
   kDevice,         // one host, one process per GPU: NCCL's "[N]" device index is the local rank
   kTraceback,      // a line of a traceback whose first line has the rank (a logger's multi-line record)
+  kAgentWorker,    // the console of a torchrun agent whose only worker is that rank (global_ranks=[R])
   // Set at diagnosis only (never in a partial): the local rank, made global by
   // the failure table of its own agent (torchrun: rank = base + local rank).
   kAgentTable,

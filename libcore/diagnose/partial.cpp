@@ -4,7 +4,7 @@
 // Format 6, little-endian (format 1 lacked rank provenance and worker exits,
 // format 2 the kinds of fatal ends and the lines where a source completed,
 // format 3 the stated node count, format 4 the operation a rank timed out in,
-// format 5 the traceback context of an exception):
+// format 5 the traceback context of an exception and the rank of an agent's only worker):
 //   "FLPARTL1"  u32 format (6)  u32 reserved (0)  u64 payload bytes  u64 XXH64(payload)
 //   payload: u64 dropped events, i64 world size, i64 node count, u8 device shared and i64 x kDeviceSlots first pid
 //   per device index, the string pool, then sources, groups, hints,
@@ -77,7 +77,7 @@ struct Reader {
 
 // An unknown provenance byte reads as none: it only explains, never decides.
 RankFrom rank_from(uint8_t v) {
-  return v <= static_cast<uint8_t>(RankFrom::kTraceback) ? static_cast<RankFrom>(v) : RankFrom::kNone;
+  return v <= static_cast<uint8_t>(RankFrom::kAgentWorker) ? static_cast<RankFrom>(v) : RankFrom::kNone;
 }
 
 CandidateKind candidate_kind(uint8_t v) {
@@ -98,7 +98,8 @@ bool Evidence::serialize(Text *out) const {
   payload.add(pool_.data(), pool_.size());
   w.u32(static_cast<uint32_t>(sources.size()));
   for (const SourceRec &s : sources)
-    w.str(s.name), w.u64(s.bytes), w.u64(s.lines), w.i64(s.rank_hint), w.i64(s.local_rank_hint), w.u64(s.completed_line);
+    w.str(s.name), w.u64(s.bytes), w.u64(s.lines), w.i64(s.rank_hint), w.i64(s.local_rank_hint), w.i64(s.worker_rank),
+        w.u64(s.completed_line);
   w.u32(static_cast<uint32_t>(groups.size()));
   for (const Group &g : groups) {
     w.u32(g.source), w.str(g.entry_id), w.i64(g.rank), w.str(g.host), w.u64(g.count), w.u64(g.first_line);
@@ -184,11 +185,12 @@ bool Evidence::deserialize(const uint8_t *bytes, size_t len, ErrorText *err) {
     return static_cast<uint64_t>(s.off) + s.len < pool_len && (s.len == 0 || pool_.data()[s.off + s.len] == '\0');
   };
   bool good = true;
-  uint32_t n = r.count(48);
+  uint32_t n = r.count(56);
   for (uint32_t i = 0; i < n && good; i++) {
     SourceRec s;
     s.name = r.str(), s.bytes = r.u64(), s.lines = r.u64(), s.rank_hint = r.i64(), s.local_rank_hint = r.i64();
-    s.completed_line = r.u64();
+    s.worker_rank = r.i64(), s.completed_line = r.u64();
+    if (s.worker_rank < -2) s.worker_rank = -2;
     good = ok(s.name) && sources.push(s);
   }
   uint32_t ns = static_cast<uint32_t>(sources.size());

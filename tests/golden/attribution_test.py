@@ -562,5 +562,41 @@ class CollectiveOrder(unittest.TestCase):
         self.assertNotEqual(report["root"]["id"], "collective-mismatch")
 
 
+# kubeflow/trainer#2041 (heldout3 F4018): the console of worker-1's torchrun agent, one worker
+# (--nproc_per_node=1); its rendezvous result names that worker's global rank.
+AGENT_ONE_WORKER = """INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:
+  restart_count=0
+  master_addr=elastic-example-imagenet-worker-0
+  master_port=43461
+  group_rank=1
+  group_world_size=2
+  local_ranks=[0]
+  role_ranks=[1]
+  global_ranks=[1]
+  role_world_sizes=[2]
+  global_world_sizes=[2]
+
+INFO:torch.distributed.elastic.agent.server.api:[default] Starting worker group
+INFO:torch.distributed.elastic.multiprocessing:Setting worker0 reply file to: /tmp/torchelastic_jv4ahp3r/none_ou0n8m_d/attempt_0/0/error.json
+[W socket.cpp:601] [c10d] The client socket has failed to connect to [elastic-example-imagenet-worker-0.default.svc.cluster.local]:43461 (errno: 113 - No route to host).
+"""
+
+
+class AgentWorker(unittest.TestCase):
+    def test_the_agents_only_worker_printed_it(self):
+        root = flrun.report_text(AGENT_ONE_WORKER)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("rdzv_connection", 1))
+        self.assertEqual(source_of(root), "printed-root-error")
+        self.assertIn("global_ranks", root["rank_evidence"]["detail"])
+
+    def test_two_agents_in_one_console_name_no_rank(self):
+        # Two agents' consoles concatenated: their results disagree, whose line is whose is unknown.
+        other = AGENT_ONE_WORKER.split("\n\n")[0].replace("global_ranks=[1]", "global_ranks=[0]").replace(
+            "group_rank=1", "group_rank=0") + "\n\n"
+        root = flrun.report_text(other + AGENT_ONE_WORKER)["root"]
+        self.assertEqual(root["type"], "rdzv_connection")
+        self.assertIsNone(root["rank"])
+
+
 if __name__ == "__main__":
     unittest.main()
