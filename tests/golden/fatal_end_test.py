@@ -34,6 +34,14 @@ DYNAMO = """Traceback (most recent call last):
 torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped
 """
 
+# CPython's traceback for a StopIteration raised by next() on an exhausted iterator.
+STOP_ITERATION = """Traceback (most recent call last):
+  File "/workspace/train.py", line 120, in <module>
+    batch = next(train_iter)
+            ^^^^^^^^^^^^^^^^
+StopIteration
+"""
+
 # A C++ stack whose message line is cut off (ms-swift issue 4340's excerpt begins like this).
 NATIVE = """frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b4 (0x7fe68fa22c74 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)
 frame #2: <unknown function> + 0x145c0 (0x7fe6e1c955c0 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch.so)
@@ -80,8 +88,13 @@ class FatalEnd(unittest.TestCase):
         self.assertIn("create_cudagraphs", report["root"]["text"])
 
     def test_exception_class_without_error_suffix(self):
-        report = flrun.report_text(STEPS + DYNAMO)
+        # StopIteration escaping a generator-driven loop: a class the generic exception pattern
+        # does not read (no Error/Exception suffix); the traceback still ends the process.
+        report = flrun.report_text(STEPS + STOP_ITERATION)
         self.assertUnknownFailure(report)
+        # Dynamo's Unsupported is such a class too, and has its own entry.
+        report = flrun.report_text(STEPS + DYNAMO)
+        self.assertEqual((report["verdict"], report["root"]["id"]), ("failure", "torch-dynamo-unsupported"))
 
     def test_cpp_stack_without_its_message(self):
         report = flrun.report_text(STEPS + NATIVE)
