@@ -352,7 +352,7 @@ int32_t context_group(const Ctx &c, const Candidate &x) {
   for (size_t i = 0; i < c.ev.groups.size(); i++) {
     const Group &g = c.ev.groups[i];
     if (!c.holds[i] || g.source != x.source || g.first_line > x.line) continue;
-    if (g.entry_id.len != x.context.len || std::memcmp(c.ev.str(g.entry_id), c.ev.str(x.context), x.context.len) != 0) continue;
+    if (!c.ev.str_eq(g.entry_id, c.ev.str(x.context), x.context.len)) continue;
     if (best < 0 || g.last_line > c.ev.groups[best].last_line) best = static_cast<int32_t>(i);
   }
   return best;

@@ -11,6 +11,13 @@ namespace faultline {
 
 namespace {
 
+// A console's only-worker rank joined with another statement of it (-1:
+// none yet; -2: two differ, so none): the same in any order, as merges need.
+int64_t joined_worker_rank(int64_t a, int64_t b) {
+  if (a == -1) return b;
+  return b == -1 || b == a ? a : -2;
+}
+
 bool name_is(const flatbuffers::String *s, const char *lit) { return s && std::strcmp(s->c_str(), lit) == 0; }
 
 bool captured_number(const fl_event *ev, const char *name, int64_t *out) {
@@ -471,8 +478,7 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   if (entry_is_generic(e)) {
     if (captured_number(ev, capture::kAgentWorkerRank, &v) && v >= 0) {
       // Two agents' results in one console: whose lines are whose is unknown.
-      int64_t &w = sources[source].worker_rank;
-      w = w == -1 || w == v ? v : -2;
+      sources[source].worker_rank = joined_worker_rank(sources[source].worker_rank, v);
     }
     // A line that says which rank its process is (NCCL's comm, tree, ring
     // and proxy lines): the communicator's size, when it states one, tells
@@ -649,8 +655,7 @@ void Evidence::merge(const Evidence &o) {
     sources[idx].bytes += s.bytes;
     sources[idx].lines += s.lines;
     sources[idx].completed_line = std::max(sources[idx].completed_line, s.completed_line);
-    int64_t &w = sources[idx].worker_rank;
-    w = w == -1 ? s.worker_rank : s.worker_rank == -1 || s.worker_rank == w ? w : -2;
+    sources[idx].worker_rank = joined_worker_rank(sources[idx].worker_rank, s.worker_rank);
     map.push(idx);
   }
   if (map.size() != o.sources.size()) return;
