@@ -61,6 +61,9 @@ void dump_pattern(const PackView &pack, uint32_t p, std::FILE *out) {
   const fb::Pattern *pat = pack.pattern(p);
   std::fprintf(out, "  pattern %u: %s\n    regex: %s\n    source: %s\n    pieces: %u%s\n", p, s(pat->name()).c_str(),
                s(pat->regex()).c_str(), one_line(s(pat->source())).c_str(), pat->piece_count(), pat->exact() ? " (exact)" : "");
+  DfaView whole;
+  if (pack.confirm_dfa(p, &whole))
+    std::fprintf(out, "    confirm DFA: %u states, %u classes\n", whole.state_count, whole.class_count);
   std::fprintf(out, "    captures:");
   for (const auto *n : *pat->capture_names()) std::fprintf(out, " %s", n->c_str());
   std::fprintf(out, "\n    program:\n");
@@ -238,13 +241,23 @@ void print_pack_stats(const PackView &pack, std::FILE *out) {
     std::fprintf(out, "%-5u %8zu %8u %8u %8u %12zu\n", d, pieces.size(), v.state_count, v.class_count, v.width, bytes);
   }
   std::fprintf(out, "%-5s %8u %8zu %8s %8s %12zu\n\n", "all", r->pieces()->size(), total_states, "", "", total_bytes);
-  std::fprintf(out, "%-44s %-28s %6s %6s %6s\n", "entry", "pattern", "pieces", "insns", "exact");
+  std::fprintf(out, "%-44s %-28s %6s %6s %6s %8s\n", "entry", "pattern", "pieces", "insns", "exact", "confirm");
+  size_t confirm_patterns = 0, confirm_bytes = 0;
   for (uint32_t p = 0; p < pack.pattern_count(); p++) {
     const fb::Pattern *pat = pack.pattern(p);
     std::string owner = pat->entry() == kFramingEntry ? "(framing)" : s(pack.entry(pat->entry())->id());
-    std::fprintf(out, "%-44s %-28s %6u %6u %6s\n", owner.c_str(), s(pat->name()).c_str(), pat->piece_count(),
-                 pat->program()->size() / 2, pat->exact() ? "yes" : "no");
+    DfaView whole;
+    std::string states = "-";
+    if (pack.confirm_dfa(p, &whole)) {
+      states = std::to_string(whole.state_count);
+      confirm_patterns++;
+      confirm_bytes += static_cast<size_t>(whole.state_count) * whole.class_count * whole.width + 256;
+    }
+    std::fprintf(out, "%-44s %-28s %6u %6u %6s %8s\n", owner.c_str(), s(pat->name()).c_str(), pat->piece_count(),
+                 pat->program()->size() / 2, pat->exact() ? "yes" : "no", states.c_str());
   }
+  std::fprintf(out, "\n%zu patterns have a confirmation DFA (%zu table bytes with their class maps)\n", confirm_patterns,
+               confirm_bytes);
 }
 
 }  // namespace faultline

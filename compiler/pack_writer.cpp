@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/hash.h"
+#include "confirm_dfa.h"
 #include "literal_filter_build.h"
 #include "match/pack_header.h"
 #include "pack_generated.h"
@@ -93,6 +94,7 @@ class PackWriter {
 
  private:
   void write_patterns(uint32_t first, size_t count);
+  Offset<fb::Dfa> dfa_table(const DfaTables &t, uint32_t *table_bytes);
   Offset<flatbuffers::String> str(const std::string &v) { return b_.CreateString(v); }
   Offset<flatbuffers::Vector<Offset<flatbuffers::String>>> strs(const std::vector<std::string> &v);
   Offset<flatbuffers::Vector<uint32_t>> entry_indices(const std::vector<std::string> &ids);
@@ -146,8 +148,16 @@ void PackWriter::write_patterns(uint32_t first, size_t count) {
     auto caps = strs(p.parsed.capture_names);
     auto prog = b_.CreateVector(p.program.words);
     auto classes = b_.CreateVector(class_bytes);
+    // Entry patterns the pieces do not decide get their whole-pattern DFA
+    // (framing patterns are confirmed for their captures' ends anyway).
+    Offset<fb::Dfa> confirm = 0;
+    uint32_t unused;
+    if (n_.patterns[i].owner != kFramingEntry && !p.pieces.exact)
+      if (const std::optional<DfaTables> t = build_confirm_dfa(p.program)) confirm = dfa_table(*t, &unused);
+    Offset<flatbuffers::Vector<uint8_t>> starts = 0;
+    if (const auto bits = program_start_bytes(p.program)) starts = b_.CreateVector(bits->data(), bits->size());
     patterns_.push_back(fb::CreatePattern(b_, n_.patterns[i].owner, name, rx, source, caps, prog, classes, p.program.slot_count,
-                                          static_cast<uint8_t>(p.pieces.pieces.size()), p.pieces.exact));
+                                          static_cast<uint8_t>(p.pieces.pieces.size()), p.pieces.exact, confirm, starts));
   }
 }
 
@@ -202,28 +212,32 @@ void PackWriter::write_framing(uint32_t framing, const Framing &f) {
 }
 
 uint32_t PackWriter::write_dfa(const DfaTables &t) {
+  uint32_t table_bytes;
+  dfas_.push_back(dfa_table(t, &table_bytes));
+  return table_bytes;
+}
+
+Offset<fb::Dfa> PackWriter::dfa_table(const DfaTables &t, uint32_t *table_bytes) {
   auto cmap = b_.CreateVector(t.class_map.data(), t.class_map.size());
   // The narrowest transition width that holds every state number.
   Offset<flatbuffers::Vector<uint8_t>> t8 = 0;
   Offset<flatbuffers::Vector<uint16_t>> t16 = 0;
   Offset<flatbuffers::Vector<uint32_t>> t32 = 0;
-  uint32_t table_bytes;
   if (t.state_count <= 0x100) {
     std::vector<uint8_t> v(t.trans.begin(), t.trans.end());
     t8 = b_.CreateVector(v);
-    table_bytes = static_cast<uint32_t>(v.size());
+    *table_bytes = static_cast<uint32_t>(v.size());
   } else if (t.state_count <= 0x10000) {
     std::vector<uint16_t> v(t.trans.begin(), t.trans.end());
     t16 = b_.CreateVector(v);
-    table_bytes = static_cast<uint32_t>(v.size() * 2);
+    *table_bytes = static_cast<uint32_t>(v.size() * 2);
   } else {
     t32 = b_.CreateVector(t.trans);
-    table_bytes = static_cast<uint32_t>(t.trans.size() * 4);
+    *table_bytes = static_cast<uint32_t>(t.trans.size() * 4);
   }
   auto offsets = b_.CreateVector(t.accept_offsets);
   auto accepts = b_.CreateVector(t.accepts);
-  dfas_.push_back(fb::CreateDfa(b_, t.state_count, t.class_count, t.start, t.accept_base, cmap, t8, t16, t32, offsets, accepts));
-  return table_bytes;
+  return fb::CreateDfa(b_, t.state_count, t.class_count, t.start, t.accept_base, cmap, t8, t16, t32, offsets, accepts);
 }
 
 void PackWriter::write_literal_filter(const LiteralPlan &plan, const DfaPartition &partition) {

@@ -14,6 +14,7 @@ struct Collect {
   const PackView *pack;
   const std::string *line;
   LineMatches *out;
+  const LineMatcher *matcher;  // where the line's message starts, behind its prefixes
 };
 
 // Runs one pattern's confirmation program over `line` alone; false if it
@@ -35,11 +36,12 @@ bool run_program(const PackView &pack, uint32_t pattern, const std::string &line
 void on_match(void *ctx, uint32_t pattern, const int32_t *slots) {
   auto *c = static_cast<Collect *>(ctx);
   auto &fields = c->out->patterns[pattern];
-  // Exact patterns without captures come without slots (the DFA decided
-  // alone): their program says where the match lies.
+  // Patterns without captures come without slots (a DFA decided alone):
+  // their program says where the match lies, from where the matcher ran it.
   std::vector<int32_t> own;
   if (!slots) {
-    if (!run_program(*c->pack, pattern, *c->line, &own)) return;
+    const size_t at = program_anchored(c->pack->program(pattern)) ? c->matcher->message_start() : 0;
+    if (!run_program(*c->pack, pattern, *c->line, &own, at)) return;
     slots = own.data();
   }
   if (slots[0] >= 0 && slots[1] >= slots[0])
@@ -61,7 +63,7 @@ LineMatches match_line(const PackView &pack, const std::string &line, bool frame
   LineMatches m;
   LineMatcher matcher;
   if (matcher.create(&pack) != Status::kOk) throw std::bad_alloc();
-  Collect c{&pack, &line, &m};
+  Collect c{&pack, &line, &m, &matcher};
   matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c, frame_always);
   return m;
 }
@@ -211,7 +213,7 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
     if (e->id()->str() != s.id) throw std::runtime_error("pack does not correspond to the signatures (entry " + s.id + ")");
     auto matches_entry = [&](const std::string &line, std::map<std::string, std::string> *fields) {
       LineMatches m;
-      Collect c{&pack, &line, &m};
+      Collect c{&pack, &line, &m, &matcher};
       matcher.match_line(reinterpret_cast<const uint8_t *>(line.data()), line.size(), on_match, &c);
       bool hit = false;
       for (const auto &[p, f] : m.patterns) {

@@ -56,4 +56,29 @@ inline void dfa_run(const DfaView &dfa, const uint8_t *line, size_t len, F &&on_
   }
 }
 
+// A confirmation DFA (a pattern's whole-pattern DFA): its states at or
+// above accept_base are final, so the run stops at the first one; the line
+// matches when that state accepts something. Runs over line + '\n'.
+template <typename T>
+inline bool dfa_decides_typed(const DfaView &dfa, const uint8_t *line, size_t len) {
+  const T *trans = static_cast<const T *>(dfa.trans);
+  const uint8_t *cmap = dfa.class_map;
+  const uint32_t classes = dfa.class_count, final_base = dfa.accept_base;
+  uint32_t s = dfa.start;
+  for (size_t i = 0; i < len && s < final_base; i++) s = trans[static_cast<size_t>(s) * classes + cmap[line[i]]];
+  if (s < final_base) s = trans[static_cast<size_t>(s) * classes + cmap[static_cast<uint8_t>('\n')]];
+  return s >= final_base && dfa.accepts_begin(s) != dfa.accepts_end(s);
+}
+
+inline bool dfa_decides(const DfaView &dfa, const uint8_t *line, size_t len) {
+  switch (dfa.width) {
+    case 1:
+      return dfa_decides_typed<uint8_t>(dfa, line, len);
+    case 2:
+      return dfa_decides_typed<uint16_t>(dfa, line, len);
+    default:
+      return dfa_decides_typed<uint32_t>(dfa, line, len);
+  }
+}
+
 }  // namespace faultline

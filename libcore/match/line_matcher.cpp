@@ -18,6 +18,7 @@ LineMatcher::~LineMatcher() {
   alloc_.release(dfa_stamp_);
   alloc_.release(dfa_list_);
   alloc_.release(level_group_);
+  alloc_.release(whole_);
 }
 
 Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
@@ -39,13 +40,16 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   dfa_stamp_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
   dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
   level_group_ = static_cast<int32_t *>(alloc_.allocate_zeroed(words, sizeof(int32_t)));
-  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_ || !level_group_)
+  whole_ = static_cast<DfaView *>(alloc_.allocate_zeroed(words, sizeof(DfaView)));
+  if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_ || !level_group_ ||
+      !whole_)
     return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
     const fb::Pattern *pat = pack->pattern(i);
     uint32_t pieces = pat->piece_count();
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
     level_group_[i] = -1;
+    if (!pack->confirm_dfa(i, &whole_[i])) whole_[i] = DfaView{};
     if (pat->entry() != kFramingEntry || !pat->capture_names()) continue;
     for (uint32_t g = 0; g < pat->capture_names()->size(); g++)
       if (std::strcmp(pat->capture_names()->Get(g)->c_str(), kFramingLevel) == 0 && 2 * (g + 1) + 1 < pat->slot_count())
@@ -231,6 +235,18 @@ uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMat
     const bool anchored = program_anchored(prog);
     if (anchored && quiet_header_) continue;
     const uint32_t at = anchored ? message_start_ : 0;
+    // The whole-pattern DFA first: most candidates that reach here do not
+    // match, and it decides them in one step a byte; the program runs only
+    // for the captures of a line that matches.
+    const DfaView &whole = whole_[p];
+    if (whole.state_count) {
+      if (!afford(len - at) || !dfa_decides(whole, line + at, len - at)) continue;
+      if (pat->slot_count() == 2) {
+        matches++;
+        on_match(ctx, p, nullptr);
+        continue;
+      }
+    }
     if (confirm(prog, line, len, at)) {
       matches++;
       on_match(ctx, p, slots_);

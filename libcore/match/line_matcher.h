@@ -19,8 +19,8 @@ class LineMatcher {
   // (only on lines where some entry pattern matches), prefixes in the order
   // they stand in the line. `slots` holds the capture
   // offsets (2 per group, group 0 = whole match, -1 = unset) and is valid only
-  // during the call; it is NULL for exact patterns without captures, which
-  // the DFA decides alone.
+  // during the call; it is NULL for entry patterns without captures, which
+  // a DFA decides alone.
   using OnMatch = void (*)(void *ctx, uint32_t pattern, const int32_t *slots);
 
   LineMatcher() = default;
@@ -68,6 +68,7 @@ class LineMatcher {
   uint32_t complete_count_ = 0;
   int32_t *slots_ = nullptr;
   int32_t *level_group_ = nullptr;  // per pattern: its `level` capture group, -1 = none
+  DfaView *whole_ = nullptr;        // per pattern: its confirmation DFA (state_count 0 = none)
   bool quiet_header_ = false;       // the line's prefixes include a logger header below error level
   void *vm_scratch_ = nullptr;
   uint64_t candidate_lines_ = 0;

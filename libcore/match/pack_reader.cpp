@@ -134,9 +134,11 @@ Status check_patterns(const fb::Pack *pack, ErrorText *err) {
     if (p->slot_count() != 2 * (vsize(p->capture_names()) + 1) || p->slot_count() > pack->max_slot_count())
       return corrupt(err, "program capture slot count", i);
     if (words / 2 > pack->max_program_insns()) return corrupt(err, "program longer than the pack's maximum", i);
-    ProgramView pv{p->program()->data(), words / 2, p->classes() ? p->classes()->data() : nullptr, class_bytes / 32,
-                   p->slot_count()};
+    ProgramView pv{p->program()->data(), words / 2,       p->classes() ? p->classes()->data() : nullptr,
+                   class_bytes / 32,     p->slot_count(), nullptr};
     if (!program_is_valid(pv)) return corrupt(err, "program has an invalid instruction or target", i);
+    if (p->start_bytes() && p->start_bytes()->size() != 32)
+      return corrupt(err, "pattern start bytes are not a 32-byte bitmap", i);
   }
   return Status::kOk;
 }
@@ -301,6 +303,10 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
   if ((st = check_literal_filter(root->literal_filter(), root->dfas()->size(), err)) != Status::kOk) return st;
   for (uint32_t i = 0; i < root->dfas()->size(); i++)
     if ((st = check_dfa(root->dfas()->Get(i), root->pieces()->size(), i, err)) != Status::kOk) return st;
+  // A confirmation DFA accepts one thing, its own pattern: piece 0.
+  for (uint32_t i = 0; i < root->patterns()->size(); i++)
+    if (const fb::Dfa *d = root->patterns()->Get(i)->confirm())
+      if ((st = check_dfa(d, 1, i, err)) != Status::kOk) return st;
   if (root->framing())
     for (uint32_t i = 0; i < root->framing()->size(); i++) {
       const fb::Framing *fr = root->framing()->Get(i);
@@ -318,8 +324,9 @@ Status open_pack_view(const uint8_t *bytes, size_t size, PackView *out, ErrorTex
   return Status::kOk;
 }
 
-DfaView PackView::dfa(uint32_t i) const {
-  const fb::Dfa *d = root->dfas()->Get(i);
+namespace {
+
+DfaView dfa_view(const fb::Dfa *d) {
   DfaView v;
   v.state_count = d->state_count();
   v.class_count = d->class_count();
@@ -341,6 +348,17 @@ DfaView PackView::dfa(uint32_t i) const {
   return v;
 }
 
+}  // namespace
+
+DfaView PackView::dfa(uint32_t i) const { return dfa_view(root->dfas()->Get(i)); }
+
+bool PackView::confirm_dfa(uint32_t pattern_index, DfaView *out) const {
+  const fb::Dfa *d = pattern(pattern_index)->confirm();
+  if (!d) return false;
+  *out = dfa_view(d);
+  return true;
+}
+
 ProgramView PackView::program(uint32_t pattern_index) const {
   const fb::Pattern *p = pattern(pattern_index);
   ProgramView v;
@@ -349,6 +367,7 @@ ProgramView PackView::program(uint32_t pattern_index) const {
   v.classes = p->classes() ? p->classes()->data() : nullptr;
   v.class_count = p->classes() ? p->classes()->size() / 32 : 0;
   v.slot_count = p->slot_count();
+  v.start_bytes = p->start_bytes() ? p->start_bytes()->data() : nullptr;
   return v;
 }
 

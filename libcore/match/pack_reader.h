@@ -28,6 +28,8 @@ struct PackView {
   const fb::Entry *entry(uint32_t i) const { return root->entries()->Get(i); }
   const fb::Pattern *pattern(uint32_t i) const { return root->patterns()->Get(i); }
   DfaView dfa(uint32_t i) const;
+  // The pattern's whole-pattern DFA (pack format 1.2), when it has one.
+  bool confirm_dfa(uint32_t pattern_index, DfaView *out) const;
   ProgramView program(uint32_t pattern_index) const;
 };
 

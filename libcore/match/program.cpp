@@ -218,11 +218,15 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
   // Starts in order, each explored depth-first in priority order: the first
   // Match reached is the leftmost-first match. A (pc, pos) explored once
   // failed and fails again from any later start, so it is never redone.
+  const uint8_t *starts = p.start_bytes;
   for (size_t start = 0; start <= len; start++) {
     if (first_byte >= 0) {
       const void *next = start < len ? std::memchr(line + start, first_byte, len - start) : nullptr;
       if (!next) return false;
       start = static_cast<size_t>(static_cast<const uint8_t *>(next) - line);
+    } else if (starts && start > 0) {  // a match past 0 begins with one of these bytes (and consumes one)
+      while (start < len && !((starts[line[start] / 8] >> (line[start] % 8)) & 1u)) start++;
+      if (start == len) return false;
     }
     for (uint32_t s = 0; s < ns; s++) cap[s] = -1;
     uint32_t top = 0;

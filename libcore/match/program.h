@@ -40,6 +40,9 @@ struct ProgramView {
   const uint8_t *classes = nullptr;  // 32 bytes per class bitmap, bit b = byte b
   uint32_t class_count = 0;
   uint32_t slot_count = 0;  // 2 * (named captures + 1)
+  // Bytes a match can begin with past position 0 (bit b = byte b), from the
+  // pack; NULL = any. The backtracker skips the other starts.
+  const uint8_t *start_bytes = nullptr;
 };
 
 // A program that starts "save 0; assert line-start" can only match from

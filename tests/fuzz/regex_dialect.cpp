@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "confirm_dfa.h"
 #include "fuzz_common.h"
 #include "match/program.h"
 #include "pieces.h"
@@ -54,8 +55,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   FUZZ_CHECK(prog.insn_count() <= kMaxProgramSize);
   FUZZ_CHECK(prog.slot_count == 2 * (re.capture_names.size() + 1));
-  ProgramView v{prog.words.data(), prog.insn_count(), prog.classes.empty() ? nullptr : prog.classes[0].data(),
-                static_cast<uint32_t>(prog.classes.size()), prog.slot_count};
+  // With the start bytes flc stores: the backtracker skips starts no match
+  // can begin at, and must still agree with the Pike VM (which does not).
+  const auto starts = program_start_bytes(prog);
+  ProgramView v{prog.words.data(),
+                prog.insn_count(),
+                prog.classes.empty() ? nullptr : prog.classes[0].data(),
+                static_cast<uint32_t>(prog.classes.size()),
+                prog.slot_count,
+                starts ? starts->data() : nullptr};
   FUZZ_CHECK(program_is_valid(v));
 
   std::vector<uint64_t> scratch(pike_scratch_bytes(v.insn_count, v.slot_count) / 8 + 1);

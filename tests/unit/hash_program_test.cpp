@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "confirm_dfa.h"
 #include "match/program.h"
 #include "program_compiler.h"
 #include "regex_parser.h"
@@ -29,8 +30,15 @@ struct Run {
 Run run(const std::string &pattern, const std::string &line) {
   regex::Regex re = regex::parse(pattern);
   Program prog = compile_program(re);
-  ProgramView v{prog.words.data(), prog.insn_count(), prog.classes.empty() ? nullptr : prog.classes[0].data(),
-                static_cast<uint32_t>(prog.classes.size()), prog.slot_count};
+  // With the start bytes flc stores: the backtracker skips starts no match
+  // can begin at, and must still agree with the Pike VM (which does not).
+  const auto starts = program_start_bytes(prog);
+  ProgramView v{prog.words.data(),
+                prog.insn_count(),
+                prog.classes.empty() ? nullptr : prog.classes[0].data(),
+                static_cast<uint32_t>(prog.classes.size()),
+                prog.slot_count,
+                starts ? starts->data() : nullptr};
   REQUIRE(program_is_valid(v));
   std::vector<uint64_t> scratch(pike_scratch_bytes(v.insn_count, v.slot_count) / 8 + 1, 0);
   Run r;
@@ -102,7 +110,7 @@ TEST_CASE("program: lines too long for the backtracker go to the Pike VM with th
 
 TEST_CASE("program: the validator refuses out-of-range programs") {
   std::vector<uint32_t> words = {insn_word0(kOpJump, 5), 0, insn_word0(kOpMatch, 0), 0};
-  ProgramView v{words.data(), 2, nullptr, 0, 2};
+  ProgramView v{words.data(), 2, nullptr, 0, 2, nullptr};
   CHECK_FALSE(program_is_valid(v));  // jump past the end
   words[0] = insn_word0(kOpClass, 0);
   CHECK_FALSE(program_is_valid(v));  // no class table
