@@ -57,14 +57,6 @@ const uint8_t *after_break(const uint8_t *brk, const uint8_t *end) {
   return *brk == '\r' && brk + 1 < end && brk[1] == '\n' ? brk + 2 : brk + 1;
 }
 
-// Set bits of v (SWAR: no popcnt instruction in baseline x86-64, no libgcc call).
-inline uint64_t count_bits64(uint64_t v) {
-  v = v - ((v >> 1) & 0x5555555555555555ull);
-  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
-  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return (v * 0x0101010101010101ull) >> 56;
-}
-
 // Line breaks in [p, end), "\r\n" counted once; p does not start with the
 // '\n' of a break begun before it.
 uint64_t count_breaks(const uint8_t *p, const uint8_t *end) {
@@ -73,9 +65,9 @@ uint64_t count_breaks(const uint8_t *p, const uint8_t *end) {
   const uint8_t *q = p;
   for (; end - q >= 64; q += 64) {
     uint64_t m = 0, nl = 0;
-    line_masks64(q, &m, &nl);
+    const uint32_t newlines = line_masks64(q, &m, &nl);
     if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {  // only '\n' breaks: count them at once
-      n += count_bits64(m);
+      n += newlines;
       continue;
     }
     for (; m; m &= m - 1) one(q + __builtin_ctzll(m));  // ESC bits count nothing
@@ -305,14 +297,14 @@ void LineScanner::skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t
   const uint8_t *q = p;
   for (; end - q >= 64; q += 64) {
     uint64_t m = 0, nl = 0;
-    line_masks64(q, &m, &nl);
+    const uint32_t newlines = line_masks64(q, &m, &nl);
     // A block of plain '\n' breaks: count them at once. Only the line that
     // began before the block can be long enough to be cut, as lines inside a
     // block are shorter than 63 bytes (a smaller max_line_bytes: one by one below).
     if (m && !escape && max_line_bytes_ >= 63) {
       if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
         const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
-        const uint64_t n = count_bits64(m);
+        const uint64_t n = newlines;
         if (static_cast<size_t>(first - line) > max_line_bytes_) truncated_lines_++;
         line_number_ += n;
         lines_ += n;
