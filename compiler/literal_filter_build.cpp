@@ -351,10 +351,36 @@ std::optional<std::vector<Literal>> required_literals(const regex::Regex &re, si
 
 namespace {
 
+std::vector<uint32_t> gram_variants(const std::string &bytes, size_t at, bool caseless);
+
+// How often a probe of healthy text lands on the bit of a window gram while
+// reading another gram: the bit set hashes 4-grams into 2^18 bits, and a
+// common gram ("--lr", " NCC", "....") that shares a bit with a window sends
+// every probe of it to the hash table. From the frequency model: the
+// occurrences of the common grams whose bit is this one.
+double bit_noise(uint32_t gram) {
+  static const std::unordered_map<uint32_t, double> noise = [] {
+    std::unordered_map<uint32_t, double> n;
+    for (const auto &g : kGramCounts) n[literal_bit(g.gram)] += g.per_10mb;
+    return n;
+  }();
+  auto it = noise.find(literal_bit(gram));
+  return it == noise.end() ? 0 : it->second;
+}
+
+// What a window gram at `at` of a key costs in collisions, over the case
+// variants the bit set holds for it.
+double collision_cost(const LiteralKey &k, uint32_t at) {
+  double c = 0;
+  for (uint32_t v : gram_variants(k.literal.bytes, at, k.literal.caseless)) c += bit_noise(v);
+  return c;
+}
+
 // Keys that differ only outside their windows ("Attempted loss scale: 2,
 // reducing to 1" and 29 others) would share one window: every probe hitting
 // it verifies them all. Each long key's window is moved to where its grams
-// are both rare and least shared with other keys' windows.
+// are both rare and least shared with other keys' windows, and whose bits
+// common grams do not share.
 void spread_windows(LiteralPlan *plan) {
   constexpr double kSharedFloor = 50;  // a shared gram costs even when rare in healthy logs
   const uint32_t stride = plan->stride;
@@ -375,6 +401,7 @@ void spread_windows(LiteralPlan *plan) {
       for (uint32_t o = 0; o + stride + 3 <= k.literal.bytes.size(); o++) {
         double c = 0;
         for (uint32_t g : grams(k, o)) c += (gram_frequency(g) + kSharedFloor) * (1 + users[g]);
+        for (uint32_t i = 0; i < stride; i++) c += collision_cost(k, o + i);
         if (c < best) best = c, k.anchor = o;
       }
       for (uint32_t g : grams(k, k.anchor)) users[g]++;
