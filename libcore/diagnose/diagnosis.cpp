@@ -16,6 +16,11 @@ namespace {
 constexpr double kNoFailureConfidence = 0.9;
 // Lines from "terminate called after throwing" to the what() text it prints.
 constexpr uint64_t kWhatLines = 1;
+// Lines from an NCCL error code's line to the reason NCCL recorded for it:
+// PyTorch's getNcclErrorDetailStr() appends "\nLast error:\n<reason>" to
+// "ncclXxxError: ...", so the reason is two lines after that line and three
+// after "NCCL error in: file:line, ...".
+constexpr uint64_t kLastErrorLines = 3;
 
 bool contains_id(const flatbuffers::Vector<uint32_t> *v, uint32_t x) {
   if (!v) return false;
@@ -322,8 +327,9 @@ bool follows_collateral(const Ctx &c, size_t wrapper) {
     if (!c.holds[i] || !e || e->role() != fb::Role::Collateral || entry_is_generic(e) || g.source != w.source) continue;
     const int64_t grank = c.out->group_rank[i];
     if (wrank >= 0 && grank >= 0 && wrank != grank) continue;
-    // The watchdog's message is the what() text printed just after "terminate called".
-    if (g.first_line <= w.first_line + kWhatLines) return true;
+    // The watchdog's message is the what() text printed just after "terminate called";
+    // an NCCL error's reason is the "Last error:" text printed just after its code.
+    if (g.first_line <= w.first_line + std::max(kWhatLines, kLastErrorLines)) return true;
   }
   return false;
 }

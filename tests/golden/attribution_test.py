@@ -379,6 +379,17 @@ Root Cause (first observed failure):
         report = flrun.report_text(wd + SIGABRT_COMBINED)
         self.assertNotEqual(report["root"]["type"], "segfault")
 
+    def test_nccl_error_code_reports_the_last_error_after_it(self):
+        # PyTorch appends NCCL's recorded reason two lines after the error code
+        # ("ncclInternalError: ...", "Last error:", reason): the reason is the failure
+        # (here a peer that closed its socket, collateral), not the code's wrapper entry.
+        # Real lines of eval case C3077 (visible, NVIDIA/nccl#1514).
+        text = ("ncclInternalError: Internal check failed.\n"
+                "Last error:\n"
+                "Net : Connection closed by remote peer user<43236>\n")
+        root = flrun.report_text(text)["root"]
+        self.assertEqual((root["id"], root["type"]), ("nccl-remote-error", "nccl_remote_error"))
+
     def test_one_failed_rank_is_no_hang_of_the_others(self):
         # torchrun's table names one rank that exited 1 and no other failure: no rank
         # waited, so the ranks missing from the table did not hang (it used to name rank 0).

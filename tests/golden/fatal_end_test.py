@@ -113,9 +113,14 @@ class FatalEnd(unittest.TestCase):
                    "address. The server socket has failed to bind to [::]:29600 (errno: 98 - Address\n"
                    "already in use). The server socket has failed to bind to 0.0.0.0:29600 (errno:\n"
                    "98 - Address already in use).\n")
-        report = flrun.report_text(STEPS + wrapped)
+        # Its first line alone (the excerpt cut after it) is an exception no entry reads.
+        report = flrun.report_text(STEPS + wrapped.split("\n")[0] + "\n")
         self.assertEqual(report["verdict"], "failure")
         self.assertIn("failed to listen", report["root"]["text"])
+        # Whole, its second line keeps the bind error up to the errno, which torchrun-port-in-use reads.
+        report = flrun.report_text(STEPS + wrapped)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual((report["root"]["id"], report["root"]["type"]), ("torchrun-port-in-use", "port_in_use"))
 
     def test_frame_whose_start_was_lost(self):
         # ms-swift issue excerpt: it begins inside a frame line (the path's start is gone) and ends in the frame's code.
