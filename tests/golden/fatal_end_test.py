@@ -42,8 +42,14 @@ STOP_ITERATION = """Traceback (most recent call last):
 StopIteration
 """
 
-# A C++ stack whose message line is cut off (ms-swift issue 4340's excerpt begins like this).
-NATIVE = """frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b4 (0x7fe68fa22c74 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)
+# A C++ stack whose message line is cut off (NVIDIA-NeMo/Speech issue 8637's excerpt begins like this).
+NATIVE = """frame #9: <unknown function> + 0x803c08 (0x7f90a6ef5c08 in /opt/conda/envs/nemo/lib/python3.10/site-packages/torch/lib/libtorch_python.so)
+frame #10: THPVariable_subclass_dealloc(_object*) + 0x2f6 (0x7f90a6ef5f86 in /opt/conda/envs/nemo/lib/python3.10/site-packages/torch/lib/libtorch_python.so)
+"""
+
+# ms-swift issue 4340's excerpt begins like this: a C++ stack without its message, but its
+# frame #1 is WorkNCCL::checkTimeout(), where only the watchdog's timeout error is built.
+NATIVE_TIMEOUT = """frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b4 (0x7fe68fa22c74 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so)
 frame #2: <unknown function> + 0x145c0 (0x7fe6e1c955c0 in /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch.so)
 frame #3: <unknown function> + 0x94ac3 (0x7fe6e23dbac3 in /usr/lib/x86_64-linux-gnu/libc.so.6)
 """
@@ -99,7 +105,12 @@ class FatalEnd(unittest.TestCase):
     def test_cpp_stack_without_its_message(self):
         report = flrun.report_text(STEPS + NATIVE)
         self.assertUnknownFailure(report)
-        self.assertIn("frame #1", report["root"]["text"])
+        self.assertIn("frame #9", report["root"]["text"])
+
+    def test_cpp_stack_of_the_watchdog_timeout(self):
+        # The frame names where the error was built: the timeout, as its cut header would.
+        report = flrun.report_text(STEPS + NATIVE_TIMEOUT)
+        self.assertEqual((report["root"]["id"], report["root"]["type"]), ("nccl-watchdog-timeout", "nccl_timeout"))
 
     def test_exception_line_that_lost_its_traceback(self):
         # The end of an excerpt whose top was cut (Megatron issue thread): no header, no frames.
