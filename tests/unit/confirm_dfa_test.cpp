@@ -2,6 +2,8 @@
 // the pattern's program decides, and RE2 with it: on the lines real patterns
 // meet, on lines made to sit on the edges of the assertions (^, $, \b, \B),
 // and on random lines over the patterns' own bytes.
+#include "confirm_dfa.h"
+
 #include <doctest/doctest.h>
 #include <re2/re2.h>
 
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "confirm_dfa.h"
 #include "match/dfa.h"
 #include "match/program.h"
 #include "program_compiler.h"
@@ -52,8 +53,12 @@ void compile(const std::string &pattern, Compiled *c) {
 }
 
 bool program_matches(const Program &prog, const std::string &line) {
-  ProgramView v{prog.words.data(), prog.insn_count(), prog.classes.empty() ? nullptr : prog.classes[0].data(),
-                static_cast<uint32_t>(prog.classes.size()), prog.slot_count, nullptr};
+  ProgramView v{prog.words.data(),
+                prog.insn_count(),
+                prog.classes.empty() ? nullptr : prog.classes[0].data(),
+                static_cast<uint32_t>(prog.classes.size()),
+                prog.slot_count,
+                nullptr};
   std::vector<uint64_t> scratch(pike_scratch_bytes(v.insn_count, v.slot_count) / 8 + 1, 0);
   std::vector<int32_t> slots(v.slot_count);
   return pike_vm_match(v, reinterpret_cast<const uint8_t *>(line.data()), line.size(), scratch.data(), slots.data());
@@ -79,11 +84,13 @@ const std::vector<Case> &cases() {
        {R"(  File "/x/run.py", line 12, in main)", R"(pkg/mod.py", line 3, in f)", R"(x pkg/mod.py", line 3, in f)",
         R"(File "a.py", line x, in f)", R"(File "", line 1, in f)", ""}},
       {R"x((?:File "[^"]*|^[^"\s]*)[/\\](?:torch[/\\]serialization|checkpointing)\.py", line \d+, in \w+$)x",
-       {R"(  File "/usr/lib/torch/serialization.py", line 3, in load)", R"(  File "/w/run_pretraining.py", line 2046, in <module>)",
-        R"(D:\x\torch\serialization.py", line 9, in load)", R"(  File "/m/checkpointing.py", line 1, in load x)"}},
+       {R"(  File "/usr/lib/torch/serialization.py", line 3, in load)",
+        R"(  File "/w/run_pretraining.py", line 2046, in <module>)", R"(D:\x\torch\serialization.py", line 9, in load)",
+        R"(  File "/m/checkpointing.py", line 1, in load x)"}},
       {R"(NCCL INFO (?:\w+ )?(?:comm 0x[0-9a-fA-F]+ )?rank (?<r>\d+) nranks (?<n>\d+)(?: |$))",
        {"h:1:2 [0] NCCL INFO comm 0x55d rank 3 nranks 8 cudaDev 3 - Init COMPLETE", "NCCL INFO rank 3 nranks 8",
-        "NCCL INFO rank 3 nranks 8x", "NCCL INFO Trees [0] 1/-1/-1->0->-1", "NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 2 x"}},
+        "NCCL INFO rank 3 nranks 8x", "NCCL INFO Trees [0] 1/-1/-1->0->-1",
+        "NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 2 x"}},
       // Anchors: the start only at position 0, the end only at the end.
       {R"(^Killed$)", {"Killed", " Killed", "Killed ", "xKilled", "Killed\tKilled", ""}},
       {R"(^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?:: .*)?$)",
@@ -99,7 +106,8 @@ const std::vector<Case> &cases() {
         "NCCL INFO Bootstrap : Using [0]ib0:10.148.8.41<0> [1]docker0:172.17.0.1<0>", "Bootstrap: Using eth0:172.20.3.4<0>",
         "Bootstrap : Using eth0:172.32.0.1<0>"}},
       {R"(Tried to allocate (?<size>\d+(?:\.\d+)? [KMG]iB) \(GPU (?<dev>\d+);)",
-       {"Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total)", "Tried to allocate 20 MiB (GPU x;", "Tried to allocate 2.5 TiB (GPU 1;"}},
+       {"Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total)", "Tried to allocate 20 MiB (GPU x;",
+        "Tried to allocate 2.5 TiB (GPU 1;"}},
       {R"(x{2,4}y)", {"xy", "xxy", "xxxxy", "xxxxxy", "xxxxx", "axxyb"}},
   };
   return all;
