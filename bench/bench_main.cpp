@@ -4,12 +4,14 @@
 // before anything is timed; plus pack open, scanner creation, the whole
 // diagnosis and flc's compile. bench/run turns its output into RESULTS.md.
 //
-//   faultline_bench [--counts FILE] [--corpus NAME=DIR]... [google benchmark flags]
+//   faultline_bench [--counts FILE] [--corpus NAME=DIR]... [--library DIR] [google benchmark flags]
 //   faultline_bench [--corpus NAME=DIR]... --once ENGINE CORPUS MIB
 //                                              one scan of a slice (for callgrind)
 //
 // --corpus (repeatable) measures the logs of DIR (every file, recursively)
-// instead of the built-in corpora.
+// instead of the built-in corpora. --library measures another signature
+// library (e.g. bench/make_synthetic_library.py's ten-times library) in place
+// of signatures/: flc builds its packs and pattern export first.
 //
 // FAULTLINE_BENCH_SCALE (default 1) divides every corpus size (smoke runs).
 #include <benchmark/benchmark.h>
@@ -49,10 +51,35 @@ std::string read_file(const std::string &path) {
   return s.str();
 }
 
-// The default pack, opened through the internal reader: the keys of its
+// The signature library measured: signatures/ (its packs built with the
+// benchmark), or --library's, built here by flc.
+struct Library {
+  std::string signatures = FAULTLINE_BENCH_SIGNATURES;
+  std::string pack = FAULTLINE_BENCH_PACK;                  // as shipped, framing included
+  std::string entries_pack = FAULTLINE_BENCH_ENTRIES_PACK;  // entry patterns, '^' at the line start
+  std::string patterns = FAULTLINE_BENCH_PATTERNS;          // the same, in Hyperscan's syntax
+  bool own = false;                                         // --library
+};
+Library g_library;
+
+bool build_library(const std::string &dir) {
+  char tmpl[] = "/tmp/faultline-bench-library-XXXXXX";
+  if (!mkdtemp(tmpl)) return false;
+  const std::string out = tmpl, flc = FAULTLINE_BENCH_FLC;
+  g_library = Library{dir, out + "/pack.flpack", out + "/entries-only.flpack", out + "/patterns.txt", true};
+  for (const std::string &cmd : {flc + " compile '" + dir + "' -o " + g_library.pack,
+                                 flc + " compile '" + dir + "' --no-framing -o " + g_library.entries_pack,
+                                 flc + " export '" + dir + "' -o " + g_library.patterns}) {
+    std::fprintf(stderr, "faultline_bench: %s\n", cmd.c_str());
+    if (std::system((cmd + " >/dev/null").c_str()) != 0) return false;
+  }
+  return true;
+}
+
+// The measured pack, opened through the internal reader: the keys of its
 // literal filter are what the near-miss corpus is made of.
 std::vector<std::string> pack_keys() {
-  static std::string bytes = read_file(FAULTLINE_BENCH_PACK);
+  static std::string bytes = read_file(g_library.pack);
   static std::vector<uint64_t> aligned;
   aligned.assign(bytes.size() / 8 + 1, 0);
   std::memcpy(aligned.data(), bytes.data(), bytes.size());
@@ -124,8 +151,8 @@ Engines &engines() {
   static Engines e = [] {
     Engines out;
     // The reference: the same entry patterns as the baselines, '^' at the line start.
-    out.list.push_back(bench::make_faultline(kChunk, FAULTLINE_BENCH_ENTRIES_PACK, "faultline", true));
-    const std::vector<std::string> patterns = bench::read_exported_patterns(FAULTLINE_BENCH_PATTERNS);
+    out.list.push_back(bench::make_faultline(kChunk, g_library.entries_pack, "faultline", true));
+    const std::vector<std::string> patterns = bench::read_exported_patterns(g_library.patterns);
     std::string why;
     for (auto make :
          {+[](const std::vector<std::string> &p, std::string *w) { return bench::make_vectorscan_block(p, w); },
@@ -139,7 +166,8 @@ Engines &engines() {
     }
     // As shipped: log prefixes peeled, '^' read behind them (not counted: it
     // matches more than a line-start '^' can).
-    out.list.push_back(bench::make_faultline(kChunk, "", "faultline (shipped pack, framing)", false));
+    out.list.push_back(
+        bench::make_faultline(kChunk, g_library.own ? g_library.pack : "", "faultline (shipped pack, framing)", false));
     out.list.push_back(bench::make_memchr());
     return out;
   }();
@@ -201,7 +229,7 @@ void scan_benchmark(benchmark::State &st, size_t corpus, size_t engine) {
 }
 
 void pack_open_verify(benchmark::State &st) {
-  const std::string bytes = read_file(FAULTLINE_BENCH_PACK);
+  const std::string bytes = read_file(g_library.pack);
   for (auto _ : st) {
     fl_pack *p = nullptr;
     if (fl_pack_open_memory(bytes.data(), bytes.size(), nullptr, &p, nullptr, 0) != FL_OK) st.SkipWithError("pack does not open");
@@ -212,7 +240,11 @@ void pack_open_verify(benchmark::State &st) {
 
 void scanner_create(benchmark::State &st) {
   fl_pack *p = nullptr;
-  fl_pack_open_default(nullptr, &p, nullptr, 0);
+  const std::string bytes = g_library.own ? read_file(g_library.pack) : std::string();
+  if (g_library.own)
+    fl_pack_open_memory(bytes.data(), bytes.size(), nullptr, &p, nullptr, 0);
+  else
+    fl_pack_open_default(nullptr, &p, nullptr, 0);
   for (auto _ : st) {
     fl_scanner *s = nullptr;
     fl_scanner_create(p, nullptr, &s);
@@ -243,8 +275,8 @@ void diagnose(benchmark::State &st, size_t corpus) {
 }
 
 void flc_compile(benchmark::State &st) {
-  const std::string cmd = std::string(FAULTLINE_BENCH_FLC) + " compile " + FAULTLINE_BENCH_SIGNATURES +
-                          " -o /tmp/faultline-bench.flpack >/dev/null 2>&1";
+  const std::string cmd =
+      std::string(FAULTLINE_BENCH_FLC) + " compile '" + g_library.signatures + "' -o /tmp/faultline-bench.flpack >/dev/null 2>&1";
   for (auto _ : st)
     if (std::system(cmd.c_str()) != 0) st.SkipWithError("flc compile failed");
 }
@@ -291,6 +323,11 @@ int main(int argc, char **argv) {
         return 2;
       }
       g_user_corpora.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (!std::strcmp(argv[i], "--library") && i + 1 < argc) {
+      if (!build_library(argv[++i])) {
+        std::fprintf(stderr, "faultline_bench: flc could not build the library '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "--once") && i + 3 < argc) {
       once = {argv[i + 1], argv[i + 2], argv[i + 3]};
       i += 3;
@@ -318,14 +355,18 @@ int main(int argc, char **argv) {
       benchmark::RegisterBenchmark(("scan/" + corpora()[c].name + "/" + engines().list[e]->name()).c_str(), scan_benchmark, c, e)
           ->Unit(benchmark::kMillisecond)
           ->MinTime(1.0);
-  benchmark::RegisterBenchmark("pack open + verify (default pack)", pack_open_verify)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark(g_library.own ? "pack open + verify (library pack)" : "pack open + verify (default pack)",
+                               pack_open_verify)
+      ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("scanner create", scanner_create)->Unit(benchmark::kMicrosecond);
   // The whole diagnosis on the real logs: the healthy and failing corpora, or every --corpus.
   for (size_t c = 0; c < (g_user_corpora.empty() ? 2 : corpora().size()); c++)
     benchmark::RegisterBenchmark(("diagnose/" + corpora()[c].name).c_str(), diagnose, c)
         ->Unit(benchmark::kMillisecond)
         ->MinTime(2.0);
-  benchmark::RegisterBenchmark("flc compile signatures/", flc_compile)->Unit(benchmark::kMillisecond)->Iterations(3);
+  benchmark::RegisterBenchmark(g_library.own ? "flc compile (library)" : "flc compile signatures/", flc_compile)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (!agree) std::fprintf(stderr, "faultline_bench: match counts disagree between engines (see 'count' lines above)\n");
