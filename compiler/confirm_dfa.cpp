@@ -61,6 +61,46 @@ bool holds(uint32_t kind, const Context &c) {
   }
 }
 
+// Follows the epsilon edges of `prog` from `roots` and from its start (pc 0),
+// through the assertions `holds(kind)` admits: true when Match is reached,
+// else the consuming instructions reached, in `out`.
+template <typename Holds>
+bool epsilon_closure(const Program &prog, const std::vector<uint32_t> &roots, Holds holds, std::vector<uint32_t> *out) {
+  const uint32_t n = prog.insn_count();
+  std::vector<bool> seen(n, false);
+  std::vector<uint32_t> stack(roots.rbegin(), roots.rend());
+  stack.push_back(0);
+  out->clear();
+  while (!stack.empty()) {
+    const uint32_t pc = stack.back();
+    stack.pop_back();
+    if (pc >= n || seen[pc]) continue;
+    seen[pc] = true;
+    const uint32_t w0 = prog.words[2 * pc], x = insn_x(w0);
+    switch (insn_op(w0)) {
+      case kOpMatch:
+        return true;
+      case kOpSplit:
+        stack.push_back(prog.words[2 * pc + 1]);
+        stack.push_back(x);
+        break;
+      case kOpJump:
+        stack.push_back(x);
+        break;
+      case kOpSave:
+        stack.push_back(pc + 1);
+        break;
+      case kOpAssert:
+        if (holds(x)) stack.push_back(pc + 1);
+        break;
+      default:
+        out->push_back(pc);
+        break;
+    }
+  }
+  return false;
+}
+
 class Builder {
  public:
   explicit Builder(const Program &prog) : prog_(prog), n_(prog.insn_count()) {
@@ -109,38 +149,8 @@ void Builder::make_classes(DfaTables *t) {
 }
 
 bool Builder::closure(const std::vector<uint32_t> &kernel, const Context &c, std::vector<uint32_t> *out) const {
-  std::vector<bool> seen(n_, false);
-  std::vector<uint32_t> stack(kernel.rbegin(), kernel.rend());
-  stack.push_back(0);
-  out->clear();
-  while (!stack.empty()) {
-    uint32_t pc = stack.back();
-    stack.pop_back();
-    if (pc >= n_ || seen[pc]) continue;
-    seen[pc] = true;
-    const uint32_t w0 = prog_.words[2 * pc], x = insn_x(w0);
-    switch (insn_op(w0)) {
-      case kOpMatch:
-        return true;
-      case kOpSplit:
-        stack.push_back(prog_.words[2 * pc + 1]);
-        stack.push_back(x);
-        break;
-      case kOpJump:
-        stack.push_back(x);
-        break;
-      case kOpSave:
-        stack.push_back(pc + 1);
-        break;
-      case kOpAssert:
-        if (holds(x, c)) stack.push_back(pc + 1);
-        break;
-      default:
-        out->push_back(pc);
-        break;
-    }
-  }
-  return false;
+  return epsilon_closure(
+      prog_, kernel, [&c](uint32_t kind) { return holds(kind, c); }, out);
 }
 
 std::optional<DfaTables> Builder::build(uint32_t max_states) {
@@ -221,36 +231,12 @@ std::optional<std::array<uint8_t, 32>> program_start_bytes(const Program &prog) 
   // Every instruction reachable from the start without consuming a byte,
   // at a position past 0: line-start assertions fail there; the others may
   // hold (a superset is safe).
+  std::vector<uint32_t> reached;
+  if (epsilon_closure(
+          prog, {}, [](uint32_t kind) { return kind != kAssertLineStart; }, &reached))
+    return std::nullopt;  // an empty match: any position may start it
   ByteSet first;
-  std::vector<bool> seen(n, false);
-  std::vector<uint32_t> stack{0};
-  while (!stack.empty()) {
-    const uint32_t pc = stack.back();
-    stack.pop_back();
-    if (pc >= n || seen[pc]) continue;
-    seen[pc] = true;
-    const uint32_t w0 = prog.words[2 * pc], x = insn_x(w0);
-    switch (insn_op(w0)) {
-      case kOpMatch:
-        return std::nullopt;  // an empty match: any position may start it
-      case kOpSplit:
-        stack.push_back(prog.words[2 * pc + 1]);
-        stack.push_back(x);
-        break;
-      case kOpJump:
-        stack.push_back(x);
-        break;
-      case kOpSave:
-        stack.push_back(pc + 1);
-        break;
-      case kOpAssert:
-        if (x != kAssertLineStart) stack.push_back(pc + 1);
-        break;
-      default:
-        first |= consumed(prog, pc);
-        break;
-    }
-  }
+  for (uint32_t pc : reached) first |= consumed(prog, pc);
   if (first.all()) return std::nullopt;
   std::array<uint8_t, 32> bits{};
   for (size_t b = 0; b < 256; b++)
