@@ -169,7 +169,7 @@ def main():
     made = skipped = 0
     for path in sorted(src.rglob("*.yaml")):
         rel = path.relative_to(src)
-        if rel.parts[0] == "framing":
+        if rel.parts[0] in ("framing", "taxonomies"):
             continue
         entry = yaml.safe_load(path.read_text())
         for k in range(1, args.factor):
@@ -192,7 +192,7 @@ def main():
         for b in bad:
             b.unlink()
         dropped += len(bad)
-    real = sum(1 for p in src.rglob("*.yaml") if p.relative_to(src).parts[0] != "framing")
+    real = sum(1 for p in src.rglob("*.yaml") if p.relative_to(src).parts[0] not in ("framing", "taxonomies"))
     total = real + made - dropped
     print(f"{out}: {total} entries ({real} real, {made - dropped} variants; {skipped} variants not made: a class range "
           f"the renaming moves; {dropped} left out: examples behind a log prefix)")

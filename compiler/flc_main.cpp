@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coverage.h"
+#include "external_taxonomy.h"
 #include "lint.h"
 #include "literal_filter_build.h"
 #include "match/pack_reader.h"
@@ -164,6 +165,7 @@ PackView open_or_exit(const uint8_t *bytes, size_t size, const std::string &what
 struct Library {
   std::vector<Signature> sigs;
   std::vector<Framing> framings;
+  std::vector<ExternalTaxonomy> taxonomies;
 };
 
 // Loads and compiles a signatures directory (and its framing/ formats);
@@ -173,6 +175,7 @@ Library load_or_exit(const Args &a, Diagnostics *diags) {
   Library lib;
   lib.sigs = load_signatures(a.input, LoadOptions{}, diags);
   if (!a.no_framing) lib.framings = load_framings(a.input, LoadOptions{}, diags);
+  lib.taxonomies = load_external_taxonomies(a.input, lib.sigs, diags);
   if (diags->has_errors()) {
     diags->print();
     std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
@@ -263,7 +266,7 @@ int cmd_coverage(Args &a) {
   }
   std::string md;
   try {
-    md = coverage_markdown(lib.sigs, pack, sets, a.command_line);
+    md = coverage_markdown(lib.sigs, pack, sets, a.command_line) + external_taxonomies_markdown(lib.taxonomies, lib.sigs);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "flc: %s\n", e.what());
     return 2;

@@ -134,6 +134,23 @@ void lint_rank_statements(const Signature &s, const MatchTest &t, const LineMatc
   }
 }
 
+// `related` is a two-way link: a page that points to another is pointed back
+// to, so a reader lands on the pair from either side.
+void lint_related_symmetry(const std::vector<Signature> &sigs,
+                           const std::function<void(const Signature &, SourcePos, const std::string &)> &warn) {
+  std::map<std::string, const Signature *> by_id;
+  for (const auto &s : sigs) by_id[s.id] = &s;
+  for (const auto &s : sigs)
+    for (const auto &r : s.related) {
+      auto it = by_id.find(r);
+      if (it == by_id.end()) continue;  // the reader reports unknown ids
+      const auto &back = it->second->related;
+      if (std::find(back.begin(), back.end(), s.id) == back.end())
+        warn(*it->second, it->second->related_pos.line ? it->second->related_pos : it->second->id_pos,
+             "'" + s.id + "' lists this entry under related, but this entry does not list '" + s.id + "' back");
+    }
+}
+
 }  // namespace
 
 void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, Diagnostics *diags) {
@@ -148,9 +165,12 @@ void lint_signatures(const std::vector<Signature> &sigs, const PackView &pack, D
   auto error = [&](const Signature &s, SourcePos p, const std::string &msg) {
     diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, msg, ""});
   };
+  lint_related_symmetry(sigs, warn);
   for (uint32_t ei = 0; ei < sigs.size(); ei++) {
     const Signature &s = sigs[ei];
     const fb::Entry *e = pack.entry(ei);
+    if (s.action == "fix-code" && s.code_examples.empty() && !s.deprecated)
+      warn(s, s.id_pos, "action is fix-code but the entry shows no code_examples: show the change for the stacks it differs in");
     if (s.must_match.size() < 2)
       error(s, s.id_pos, "needs at least 2 must-match test lines (has " + std::to_string(s.must_match.size()) + ")");
     if (s.must_not_match.size() < 2)

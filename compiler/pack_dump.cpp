@@ -175,6 +175,17 @@ void dump_pack(const PackView &pack, std::FILE *out) {
     std::fprintf(out, "  verify:\n");
     for (const auto *x : *e->verify())
       std::fprintf(out, "    - $ %s\n      expect: %s\n", one_line(s(x->run())).c_str(), one_line(s(x->expect())).c_str());
+    if (e->code_examples())
+      for (const auto *x : *e->code_examples())
+        std::fprintf(out, "  code_example %s (%s): %s\n    why: %s\n", s(x->stack()).c_str(), s(x->language()).c_str(),
+                     one_line(s(x->code())).c_str(), one_line(s(x->why())).c_str());
+    if (e->answers())
+      for (const auto *x : *e->answers()) {
+        const auto q = static_cast<size_t>(x->question());
+        std::fprintf(out, "  answer %s: %s\n",
+                     q < taxonomy::questions().size() ? std::string(taxonomy::questions()[q]).c_str() : "?",
+                     one_line(s(x->text())).c_str());
+      }
     list(out, "prevention", e->prevention());
     std::fprintf(out, "  references:\n");
     for (const auto *x : *e->references())

@@ -190,6 +190,25 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
   auto related = entry_indices(s.related);
   auto causes = entry_indices(s.causes);
   auto rel_path = str(s.rel_path);
+  // Absent (not empty) when an entry has none: packs without them stay as they were.
+  Offset<flatbuffers::Vector<Offset<fb::CodeExample>>> code_v;
+  if (!s.code_examples.empty()) {
+    std::vector<Offset<fb::CodeExample>> v;
+    for (const auto &x : s.code_examples) {
+      auto st = str(x.stack), lang = str(x.language), code = str(x.code), why = str(x.why);
+      v.push_back(fb::CreateCodeExample(b_, st, lang, code, why));
+    }
+    code_v = b_.CreateVector(v);
+  }
+  Offset<flatbuffers::Vector<Offset<fb::Answer>>> answers_v;
+  if (!s.answers.empty()) {
+    std::vector<Offset<fb::Answer>> v;
+    for (const auto &x : s.answers) {
+      auto t = str(x.text);
+      v.push_back(fb::CreateAnswer(b_, static_cast<fb::Question>(x.question), t));
+    }
+    answers_v = b_.CreateVector(v);
+  }
   fb::Condition cond(s.require == "all" ? fb::Require::All : fb::Require::Any,
                      s.scope == "job" ? fb::Scope::Job : fb::Scope::Rank, s.min_count);
   entries_.push_back(fb::CreateEntry(
@@ -197,7 +216,8 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
       affects, versions_v, summary, mechanism, symptoms_v, confirm, root_cause, fix_steps, commands_v, verify_v, prevention,
       fingerprint, refs_v, related, static_cast<fb::Action>(taxonomy::index_of(taxonomy::actions(), s.action)),
       static_cast<fb::Role>(taxonomy::index_of(taxonomy::roles(), s.role)), causes, &cond, first_pattern,
-      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path, s.context_required, s.context_excluded));
+      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path, s.context_required, s.context_excluded, code_v,
+      answers_v));
 }
 
 void PackWriter::write_framing(uint32_t framing, const Framing &f) {

@@ -37,6 +37,17 @@ struct Reference {
 struct VersionScope {
   std::string component, range, note;
 };
+// The fix as code for one stack (`code_examples:`).
+struct CodeExample {
+  std::string stack, language, code, why;
+  SourcePos pos;
+};
+// An answer to one of the reader's questions (`answers:`); question indexes
+// taxonomy::questions() (= fb::Question).
+struct Answer {
+  int question = 0;
+  std::string text;
+};
 
 struct PatternDef {
   std::string name, regex, source;
@@ -72,6 +83,8 @@ struct Signature {
   std::vector<std::string> confirm, fix_steps, prevention;
   std::vector<CommandLine> fix_commands;  // runs with typed placeholders ({path:path})
   std::vector<Verification> verify;
+  std::vector<CodeExample> code_examples;
+  std::vector<Answer> answers;                           // sorted by question
   std::map<std::string, std::string> placeholder_types;  // `placeholders:` name -> value type
   std::vector<Reference> references;
   std::vector<std::string> related, causes;

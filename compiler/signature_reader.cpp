@@ -23,9 +23,10 @@ namespace {
 
 // Fields a signature may have; anything else is a typo worth an error.
 const std::set<std::string> kKnownKeys = {
-    "id",         "deprecated", "title",    "category", "type",       "tags",     "severity",  "affects",    "versions",
-    "summary",    "mechanism",  "symptoms", "confirm",  "root_cause", "fix",      "verify",    "prevention", "fingerprint",
-    "references", "related",    "action",   "role",     "causes",     "patterns", "condition", "tests",      "placeholders",
+    "id",         "deprecated",  "title",        "category",      "type",    "tags",       "severity", "affects",
+    "versions",   "summary",     "mechanism",    "symptoms",      "confirm", "root_cause", "fix",      "verify",
+    "prevention", "fingerprint", "references",   "related",       "action",  "role",       "causes",   "patterns",
+    "condition",  "tests",       "placeholders", "code_examples", "answers",
 };
 
 // Names a fix or verify command may use besides the entry's captures: the
@@ -224,6 +225,7 @@ class FileReader {
 
  private:
   void read_placeholder_types(const YAML::Node &doc, Signature *s);
+  void read_page_extras(const YAML::Node &doc, Signature *s);
   std::string typed_placeholders(const Signature &s, const std::string &run, SourcePos p, std::set<std::string> *used);
 };
 
@@ -407,6 +409,44 @@ bool FileReader::read_framing(const std::string &rel_path, Framing *f) {
   return ok_;
 }
 
+// `code_examples:` (the fix as code per stack) and `answers:` (the reader's
+// questions): both optional, both closed vocabularies.
+void FileReader::read_page_extras(const YAML::Node &doc, Signature *s) {
+  std::set<std::string> stacks;
+  map_list(
+      doc, "code_examples", 1,
+      [&](const YAML::Node &c) {
+        check_keys(c, {"stack", "language", "code", "why"}, "a code example");
+        CodeExample ex{closed_word(c, "stack", taxonomy::code_stacks()), "python", text(c, "code"), text(c, "why"), pos(c)};
+        if (c["language"]) ex.language = closed_word(c, "language", taxonomy::code_languages());
+        if (!ex.stack.empty() && !stacks.insert(ex.stack).second)
+          error(c["stack"], "a second code example for stack '" + ex.stack + "': one per stack");
+        s->code_examples.push_back(std::move(ex));
+      },
+      false);
+  YAML::Node a = doc["answers"];
+  if (!a) return;
+  if (!a.IsMap()) {
+    error(a, "'answers' must map questions (hardware_or_software, fix_time, affects_inference, cheapest_confirm) to text");
+    return;
+  }
+  for (const auto &kv : a) {
+    const std::string q = kv.first.as<std::string>();
+    const int i = taxonomy::index_of(taxonomy::questions(), q);
+    if (i < 0) {
+      error(kv.first,
+            "'" + q + "' is not a question (one of: hardware_or_software, fix_time, affects_inference, cheapest_confirm)");
+      continue;
+    }
+    if (std::any_of(s->answers.begin(), s->answers.end(), [&](const Answer &x) { return x.question == i; })) {
+      error(kv.first, "duplicate answer '" + q + "'");
+      continue;
+    }
+    s->answers.push_back(Answer{i, text(a, q.c_str())});
+  }
+  std::sort(s->answers.begin(), s->answers.end(), [](const Answer &x, const Answer &y) { return x.question < y.question; });
+}
+
 bool FileReader::read(const std::string &rel_path, Signature *s) {
   YAML::Node doc;
   if (!load_document(&doc, "signature file")) return false;
@@ -453,6 +493,7 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
     s->verify.push_back(Verification{text(c, "run"), text(c, "expect"), pos(c["run"])});
   });
   s->prevention = text_list(doc, "prevention", 1);
+  read_page_extras(doc, s);
   s->fingerprint = text(doc, "fingerprint");
   map_list(doc, "references", 1, [&](const YAML::Node &r) {
     Reference ref{text(r, "title"), text(r, "url")};
@@ -542,8 +583,8 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
     return {};
   }
   for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == "framing") {
-      it.disable_recursion_pending();  // prefix formats, read by load_framings
+    if (it->is_directory() && (it->path().filename() == "framing" || it->path().filename() == "taxonomies")) {
+      it.disable_recursion_pending();  // prefix formats (load_framings), other taxonomies (load_external_taxonomies)
       continue;
     }
     if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path().string());

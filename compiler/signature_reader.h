@@ -21,7 +21,7 @@ struct LoadOptions {
 bool read_signature_file(const std::string &path, const std::string &rel_path, const LoadOptions &opt, Signature *out,
                          Diagnostics *diags);
 
-// Reads every *.yaml below `root` in sorted order (but framing/), then checks
+// Reads every *.yaml below `root` in sorted order (but framing/ and taxonomies/), then checks
 // what spans files: unique ids, existing related/causes ids. Sorted by id.
 std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
 

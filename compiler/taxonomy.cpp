@@ -74,6 +74,26 @@ const std::vector<std::string_view> &job_facts() {
   return v;
 }
 
+// Where a code fix differs between the ways people train; the entry page
+// names them (report/entry_page.cpp keeps the display names in this order).
+const std::vector<std::string_view> &code_stacks() {
+  static const std::vector<std::string_view> v = {
+      "pytorch", "hf-trainer", "accelerate", "deepspeed", "megatron", "nemo",       "lightning",
+      "fsdp",    "vllm",       "sglang",     "jax",       "ray",      "tensorflow",
+  };
+  return v;
+}
+
+const std::vector<std::string_view> &code_languages() {
+  static const std::vector<std::string_view> v = {"python", "sh", "json", "yaml"};
+  return v;
+}
+
+const std::vector<std::string_view> &questions() {
+  static const std::vector<std::string_view> v = {"hardware_or_software", "fix_time", "affects_inference", "cheapest_confirm"};
+  return v;
+}
+
 int index_of(const std::vector<std::string_view> &list, std::string_view word) {
   for (size_t i = 0; i < list.size(); i++)
     if (list[i] == word) return static_cast<int>(i);

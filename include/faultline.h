@@ -82,7 +82,7 @@ extern "C" {
 
 /* The pack format this library reads: packs of another major are refused. */
 #define FL_PACK_FORMAT_MAJOR 1
-#define FL_PACK_FORMAT_MINOR 2
+#define FL_PACK_FORMAT_MINOR 3
 
 /**
  * Version of the library actually linked, as FL_VERSION_NUMBER computes it.

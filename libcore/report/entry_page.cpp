@@ -1,5 +1,7 @@
 #include "report/entry_page.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "report/report.h"
@@ -11,6 +13,44 @@ namespace {
 using Strings = flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
 const char *s(const flatbuffers::String *x) { return x ? x->c_str() : ""; }
+
+// Display names of code_examples[].stack (flc's closed list); a pack from
+// elsewhere may name another: shown as it is, escaped.
+const char *stack_name(const char *key) {
+  static const char *const names[][2] = {
+      {"pytorch", "PyTorch"},
+      {"hf-trainer", "Hugging Face Trainer"},
+      {"accelerate", "Accelerate"},
+      {"deepspeed", "DeepSpeed"},
+      {"megatron", "Megatron-LM"},
+      {"nemo", "NeMo"},
+      {"lightning", "Lightning"},
+      {"fsdp", "FSDP"},
+      {"vllm", "vLLM"},
+      {"sglang", "SGLang"},
+      {"jax", "JAX"},
+      {"ray", "Ray"},
+      {"tensorflow", "TensorFlow"},
+  };
+  for (const auto &n : names)
+    if (!std::strcmp(n[0], key)) return n[1];
+  return key;
+}
+
+// By fb::Question.
+const char *question_text(fb::Question q) {
+  switch (q) {
+    case fb::Question::HardwareOrSoftware:
+      return "Hardware or software?";
+    case fb::Question::FixTime:
+      return "How long does the fix take?";
+    case fb::Question::AffectsInference:
+      return "Does it affect inference?";
+    case fb::Question::CheapestConfirm:
+      return "Cheapest way to confirm";
+  }
+  return "Question";
+}
 
 struct Page {
   Text *out;
@@ -42,6 +82,30 @@ struct Page {
       para(x->c_str());
     }
   }
+  // A block of code: fenced in Markdown (a fence longer than any backtick
+  // run inside), indented in text. The pack is untrusted: control bytes are escaped.
+  void code_block(const char *language, const char *code) {
+    size_t n = std::strlen(code);
+    while (n && (code[n - 1] == '\n' || code[n - 1] == ' ')) n--;
+    if (md) {
+      size_t run = 0, longest = 0;
+      for (size_t i = 0; i < n; i++) longest = std::max(longest, run = code[i] == '`' ? run + 1 : 0);
+      const int fence = static_cast<int>(std::max<size_t>(3, longest + 1));
+      out->addf("%.*s", fence, "````````````````````````````````");
+      for (const char *l = language; *l; l++)
+        if (std::isalnum(static_cast<unsigned char>(*l))) out->addc(*l);
+      out->addc('\n');
+      add_safe_text(out, code, n);
+      out->addf("\n%.*s\n", fence, "````````````````````````````````");
+      return;
+    }
+    out->add("      ");
+    for (size_t i = 0; i < n; i++) {
+      add_safe_text(out, code + i, 1);
+      if (code[i] == '\n') out->add("      ");
+    }
+    out->addc('\n');
+  }
   void code(const char *cmd) {
     if (md) {
       out->add("```sh\n");
@@ -71,6 +135,13 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
   if (e->deprecated()) out->add("DEPRECATED: kept so the id stays reserved; not reported as a diagnosis.\n");
   p.heading("Summary");
   p.para(s(e->summary()));
+  if (e->answers() && e->answers()->size()) {
+    p.heading("At a glance");
+    for (const auto *a : *e->answers()) {
+      out->addf(markdown ? "- **%s** " : "  - %s ", question_text(a->question()));
+      p.para(s(a->text()));
+    }
+  }
   p.heading("Mechanism");
   p.para(s(e->mechanism()));
   if (e->symptoms() && e->symptoms()->size()) {
@@ -94,6 +165,24 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
       out->add(markdown ? "" : "      ");
       p.para(s(c->explain()));
     }
+  if (e->code_examples() && e->code_examples()->size()) {
+    p.heading("Fix in code, by stack");
+    for (const auto *c : *e->code_examples()) {
+      const char *name = stack_name(s(c->stack()));
+      if (markdown) {
+        out->add("\n### ");
+        add_safe(out, name, std::strlen(name));
+        out->add("\n\n");
+      } else {
+        out->add("  ");
+        add_safe(out, name, std::strlen(name));
+        out->add(":\n");
+      }
+      p.code_block(s(c->language()), s(c->code()));
+      out->add(markdown ? "Why: " : "    why: ");
+      p.para(s(c->why()));
+    }
+  }
   if (e->verify() && e->verify()->size()) {
     p.heading("Verify");
     for (const auto *v : *e->verify()) {
@@ -123,7 +212,8 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
     p.heading("Related");
     for (uint32_t r : *e->related())
       if (r < pack.entry_count())
-        out->addf(markdown ? "- `%s`: %s\n" : "  - %s: %s\n", s(pack.entry(r)->id()), s(pack.entry(r)->title()));
+        out->addf(markdown ? "- `%s` (%s): %s\n" : "  - %s (%s): %s\n", s(pack.entry(r)->id()),
+                  severity_name(pack.entry(r)->severity()), s(pack.entry(r)->title()));
   }
   if (e->causes() && e->causes()->size()) {
     p.heading("Often followed by");

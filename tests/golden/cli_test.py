@@ -314,6 +314,59 @@ class Formats(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertGreaterEqual(len(r.stdout.splitlines()), 2)
 
+    def test_explain_shows_code_by_stack_answers_and_related_severity(self):
+        # An entry with the page's extras, compiled into its own pack. Its
+        # code holds a backtick fence and an escape byte: the Markdown fence
+        # must outgrow the one inside, and no control byte reaches the terminal.
+        flc = os.path.join(os.path.dirname(flrun.BIN), "compiler", "flc")
+        src = os.path.join(flrun.ROOT, "signatures", "memory")
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "memory"))
+            for name in ("cuda-out-of-memory", "cuda-oom-fragmentation"):
+                with open(os.path.join(src, name + ".yaml")) as f:
+                    text = f.read()
+                keep = "cuda-oom-fragmentation" if name == "cuda-out-of-memory" else "cuda-out-of-memory"
+                lines = []
+                for line in text.splitlines():
+                    if line.startswith("related:"):
+                        line = "related: [%s]" % keep
+                    elif line.startswith("causes:"):
+                        line = "causes: []"
+                    lines.append(line)
+                if name == "cuda-out-of-memory":
+                    lines += [
+                        "code_examples:",
+                        "  - stack: pytorch",
+                        '    code: "x = model(batch)\\n```\\e[31mred"',
+                        '    why: "smaller batches"',
+                        "  - stack: deepspeed",
+                        "    language: json",
+                        '    code: "{\\"train_micro_batch_size_per_gpu\\": 1}"',
+                        '    why: "one sample per GPU"',
+                        "answers:",
+                        '  hardware_or_software: "software: the job asks for more than the GPU has"',
+                    ]
+                with open(os.path.join(tmp, "memory", name + ".yaml"), "w") as f:
+                    f.write("\n".join(lines) + "\n")
+            pack = os.path.join(tmp, "p.flpack")
+            r = subprocess.run([flc, "compile", tmp, "-o", pack], capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = flrun.run(["explain", "--markdown", "--pack", pack, "cuda-out-of-memory"])
+            self.assertEqual(md.returncode, 0)
+            out = md.stdout.decode()
+            self.assertNotIn("\x1b", out)
+            self.assertIn("## Fix in code, by stack\n\n### PyTorch\n\n````python\nx = model(batch)\n```?[31mred\n````\n", out)
+            self.assertIn("### DeepSpeed\n\n```json\n", out)
+            self.assertIn("- **Hardware or software?** software: the job asks", out)
+            self.assertRegex(out, r"- `cuda-oom-fragmentation` \((critical|high|medium|low|info)\): ")
+            text = flrun.run(["explain", "--pack", pack, "cuda-out-of-memory"]).stdout.decode()
+            self.assertIn("At a glance\n-----------\n  - Hardware or software? software", text)
+            self.assertIn("  PyTorch:\n      x = model(batch)\n      ```?[31mred\n    why: smaller batches\n", text)
+            # An entry without extras shows neither section.
+            plain = flrun.run(["explain", "--pack", pack, "cuda-oom-fragmentation"]).stdout.decode()
+            self.assertNotIn("At a glance", plain)
+            self.assertNotIn("Fix in code", plain)
+
     def test_parallel_files_give_the_serial_report(self):
         # Several files are diagnosed on several threads and merged; the
         # report must be byte-identical to one thread reading them in turn.

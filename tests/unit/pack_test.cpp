@@ -26,6 +26,9 @@ std::vector<Signature> two_entries() {
   b.scope = "job";
   b.min_count = 3;
   b.severity = "critical";
+  b.code_examples = {CodeExample{"pytorch", "python", "torch.cuda.empty_cache()", "returns cached blocks", {}},
+                     CodeExample{"deepspeed", "json", "{\"zero_optimization\": {\"stage\": 3}}", "shards states", {}}};
+  b.answers = {Answer{1, "minutes"}, Answer{3, "nvidia-smi"}};
   std::vector<Signature> out;
   out.push_back(std::move(a));
   out.push_back(std::move(b));
@@ -139,6 +142,17 @@ TEST_CASE("pack: round trip keeps every field the writer was given") {
   CHECK(v.pattern(1)->exact());
   CHECK(b->fix_commands()->Get(0)->run()->str() == "true");
   CHECK(b->references()->Get(0)->url()->str() == "https://example.org");
+  // Format 1.3: the page's code per stack and answers; absent, not empty, when an entry has none.
+  CHECK(a->code_examples() == nullptr);
+  CHECK(a->answers() == nullptr);
+  REQUIRE(b->code_examples()->size() == 2);
+  CHECK(b->code_examples()->Get(1)->stack()->str() == "deepspeed");
+  CHECK(b->code_examples()->Get(1)->language()->str() == "json");
+  CHECK(b->code_examples()->Get(0)->why()->str() == "returns cached blocks");
+  REQUIRE(b->answers()->size() == 2);
+  CHECK(b->answers()->Get(0)->question() == fb::Question::FixTime);
+  CHECK(b->answers()->Get(1)->question() == fb::Question::CheapestConfirm);
+  CHECK(b->answers()->Get(1)->text()->str() == "nvidia-smi");
 }
 
 TEST_CASE("pack: the same signatures give byte-identical packs") {

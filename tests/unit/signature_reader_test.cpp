@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "external_taxonomy.h"
+
 namespace fs = std::filesystem;
 using namespace faultline;
 
@@ -238,4 +240,76 @@ TEST_CASE("signatures: YAML syntax errors carry the position") {
   REQUIRE(!d.empty());
   CHECK(d[0].message.find("YAML") == 0);
   CHECK(d[0].line >= 5);
+}
+
+TEST_CASE("signatures: code examples and answers load; their vocabularies are closed") {
+  const std::string extras =
+      "code_examples:\n"
+      "  - stack: pytorch\n"
+      "    code: \"torch.cuda.empty_cache()\"\n"
+      "    why: \"frees the cache\"\n"
+      "  - stack: deepspeed\n"
+      "    language: json\n"
+      "    code: \"{}\"\n"
+      "    why: \"a config\"\n"
+      "answers:\n"
+      "  cheapest_confirm: \"nvidia-smi\"\n"
+      "  hardware_or_software: \"software\"\n";
+  {
+    TempTree t;
+    t.write("memory/demo-entry.yaml", std::string(kValid) + extras);
+    Diagnostics d;
+    auto sigs = load_signatures(t.root.string(), LoadOptions{}, &d);
+    CHECK(d.all().empty());
+    REQUIRE(sigs.size() == 1);
+    REQUIRE(sigs[0].code_examples.size() == 2);
+    CHECK(sigs[0].code_examples[0].language == "python");  // the default
+    CHECK(sigs[0].code_examples[1].language == "json");
+    REQUIRE(sigs[0].answers.size() == 2);
+    CHECK(sigs[0].answers[0].question == 0);  // sorted: hardware_or_software first
+    CHECK(sigs[0].answers[1].text == "nvidia-smi");
+  }
+  const int first = 46;  // the line of "code_examples:" after kValid
+  struct Bad {
+    std::string from, to;
+    int line;
+    const char *error;
+  } bad[] = {
+      {"stack: pytorch", "stack: caffe", first + 1, "not a valid stack"},
+      {"stack: deepspeed", "stack: pytorch", first + 4, "a second code example for stack 'pytorch'"},
+      {"language: json", "language: cobol", first + 5, "not a valid language"},
+      {"cheapest_confirm:", "how_to_fix:", first + 9, "not a question"},
+      {"    why: \"a config\"\n", "", first + 4, "missing field 'why'"},
+  };
+  for (const auto &b : bad) {
+    TempTree t;
+    t.write("memory/demo-entry.yaml", std::string(kValid) + replace(extras, b.from, b.to));
+    expect_error(load(t), b.line, 0, b.error);
+  }
+}
+
+TEST_CASE("taxonomies: rows must name existing entries or say why none") {
+  TempTree t;
+  t.write("memory/demo-entry.yaml", kValid);
+  t.write("taxonomies/demo.yaml",
+          "id: demo\n"
+          "title: \"A taxonomy\"\n"
+          "source: \"a paper\"\n"
+          "url: https://example.org\n"
+          "rows:\n"
+          "  - name: OOM\n"
+          "    detail: \"out of memory\"\n"
+          "    entries: [demo-entry, no-such-entry]\n"
+          "  - name: Chassis\n"
+          "    detail: \"a box\"\n"
+          "  - name: Memory\n"
+          "    detail: \"all of it\"\n"
+          "    categories: [memory]\n");
+  Diagnostics d;
+  auto sigs = load_signatures(t.root.string(), LoadOptions{}, &d);
+  REQUIRE(d.all().empty());  // the taxonomy is not read as a signature
+  auto taxonomies = load_external_taxonomies(t.root.string(), sigs, &d);
+  expect_error(d.all(), 8, 14, "names 'no-such-entry', which no entry defines");
+  expect_error(d.all(), 9, 5, "needs entries or categories, or 'none'");
+  CHECK(d.error_count() == 2);
 }
