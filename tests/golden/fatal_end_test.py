@@ -173,6 +173,19 @@ class FatalEnd(unittest.TestCase):
         self.assertEqual(report["verdict"], "failure")
         self.assertEqual(report["root"]["type"], "segfault")
 
+    def test_shell_killed_is_the_sigkill_it_reports(self):
+        # The shell's word for a foreground job SIGKILLed, in the locale it runs in
+        # (glibc strsignal), alone or glued to a progress bar drawn with carriage
+        # returns (open-mmlab/mmdetection#5263): read as torchrun's exitcode -9 is.
+        for end in ("Killed\n", "[>>>>>>>>>> ] 1022/5000, 1.5 task/s, elapsed: 673s, ETA: 2621s\u5df2\u6740\u6b7b\n",
+                    "zsh: killed     python3 train.py\n"):
+            with self.subTest(end=end):
+                report = flrun.report_text(STEPS + end)
+                self.assertEqual((report["verdict"], report["root"]["id"]), ("failure", "host-oom-killed"))
+        # A run that goes on after a "Killed" of its own making is not this failure.
+        report = flrun.report_text(STEPS + "Killed 2 stale workers from the previous run\n" + STEPS)
+        self.assertEqual(report["verdict"], "no-failure")
+
     def test_abort_after_watchdog_timeout_is_the_timeout(self):
         report = flrun.report_text(STEPS + WATCHDOG_ABORT)
         self.assertEqual(report["root"]["type"], "nccl_timeout")
