@@ -27,15 +27,17 @@ CODE = re.compile(r"^(#|def |return |import |from |print\(|for |if |[\w.\[\]]+ =
 
 
 def healthy_lines(root):
-    lines = set()
+    """Every trimmed line of the healthy logs, and the ones fit to become a test
+    (printable ASCII, not too long, not printed source code)."""
+    lines, candidates = set(), set()
     for path in sorted(pathlib.Path(root).glob("*")):
         if path.is_file() and path.suffix != ".md":
             for raw in path.read_text(errors="replace").splitlines():
                 line = raw.strip()
-                # printable ASCII only: the line becomes a YAML test string
+                lines.add(line)
                 if 8 <= len(line) <= MAX_LINE and all(32 <= ord(c) < 127 for c in line) and not CODE.match(line):
-                    lines.add(line)
-    return lines
+                    candidates.add(line)
+    return lines, candidates
 
 
 def test_lines(items):
@@ -81,8 +83,9 @@ def main(argv):
     args = [a for a in argv if a != "--add"]
     if len(args) != 2:
         sys.exit(__doc__)
-    sigs, healthy = pathlib.Path(args[0]), healthy_lines(args[1])
-    lines = sorted(healthy)
+    sigs = pathlib.Path(args[0])
+    healthy, candidates = healthy_lines(args[1])
+    lines = sorted(candidates)
     index, df = collections.defaultdict(list), collections.Counter()
     for i, line in enumerate(lines):
         for w in set(x.lower() for x in WORD.findall(line)):
