@@ -326,8 +326,15 @@ class Formats(unittest.TestCase):
                 with open(os.path.join(src, name + ".yaml")) as f:
                     text = f.read()
                 keep = "cuda-oom-fragmentation" if name == "cuda-out-of-memory" else "cuda-out-of-memory"
-                lines = []
+                lines, skipping = [], False
                 for line in text.splitlines():
+                    # The entry's own page extras give way to the test's.
+                    if line.startswith(("code_examples:", "answers:")):
+                        skipping = True
+                        continue
+                    if skipping and (line.startswith(" ") or not line):
+                        continue
+                    skipping = False
                     if line.startswith("related:"):
                         line = "related: [%s]" % keep
                     elif line.startswith("causes:"):
