@@ -47,7 +47,7 @@ const char *question_text(fb::Question q) {
     case fb::Question::AffectsInference:
       return "Does it affect inference?";
     case fb::Question::CheapestConfirm:
-      return "Cheapest way to confirm";
+      return "Cheapest way to confirm:";
   }
   return "Question";
 }
