@@ -32,8 +32,16 @@ def healthy_lines(root):
     lines, candidates = set(), set()
     for path in sorted(pathlib.Path(root).glob("*")):
         if path.is_file() and path.suffix != ".md":
-            for raw in path.read_text(errors="replace").splitlines():
-                line = raw.strip()
+            with path.open(errors="replace", newline="") as f:  # keep the carriage returns
+                text = f.read()
+            for raw in text.split("\n"):
+                # A progress bar redrawn with carriage returns: each redraw is a
+                # line, with or without the log prefix written before the first.
+                parts = raw.rstrip("\r").split("\r")
+                for part in parts[1:]:
+                    lines.add(part.strip())
+                    lines.add((parts[0] + part).strip())
+                line = parts[-1].strip() if len(parts) > 1 else raw.strip()
                 lines.add(line)
                 if 8 <= len(line) <= MAX_LINE and all(32 <= ord(c) < 127 for c in line) and not CODE.match(line):
                     candidates.add(line)
