@@ -174,6 +174,25 @@ Engines &engines() {
   return e;
 }
 
+// `text` as a JSON string: corpus names come from the command line and
+// descriptions quote log formats ({"log":"..."}).
+std::string json_quoted(const std::string &text) {
+  std::string out = "\"";
+  for (const unsigned char ch : text) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", ch);
+      out += esc;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
+
 // Every engine's count on every corpus, against faultline's. Returns false
 // on any disagreement: throughput of an engine that matches differently
 // means nothing.
@@ -193,15 +212,16 @@ bool check_counts(const std::string &out_path) {
                    same                 ? ""
                    : c.over_work_budget ? "(more than faultline, whose work budget cut these lines)"
                                         : "DISAGREES with faultline");
-      json += "    {\"corpus\": \"" + c.name + "\", \"engine\": \"" + e.name() + "\", \"matches\": " + std::to_string(n) +
-              ", \"agrees\": " + (same ? "true" : "false") + "},\n";
+      json += "    {\"corpus\": " + json_quoted(c.name) + ", \"engine\": " + json_quoted(e.name()) +
+              ", \"matches\": " + std::to_string(n) + ", \"agrees\": " + (same ? "true" : "false") + "},\n";
     }
   }
   if (json.back() == '\n' && json[json.size() - 2] == ',') json.erase(json.size() - 2, 1);
   json += "  ],\n  \"corpora\": [\n";
   for (const Corpus &c : corpora())
-    json += "    {\"name\": \"" + c.name + "\", \"bytes\": " + std::to_string(c.bytes.size()) + ", \"description\": \"" +
-            c.description + "\", \"over_work_budget\": " + (c.over_work_budget ? "true" : "false") + "},\n";
+    json += "    {\"name\": " + json_quoted(c.name) + ", \"bytes\": " + std::to_string(c.bytes.size()) +
+            ", \"description\": " + json_quoted(c.description) +
+            ", \"over_work_budget\": " + (c.over_work_budget ? "true" : "false") + "},\n";
   json.erase(json.size() - 2, 1);
   json += "  ],\n  \"missing\": [";
   for (size_t i = 0; i < engines().missing.size(); i++) {
