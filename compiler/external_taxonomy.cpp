@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "signature_reader.h"
 #include "taxonomy.h"
 
 namespace fs = std::filesystem;
@@ -129,13 +130,8 @@ std::string one_line(std::string s) {
 
 std::vector<ExternalTaxonomy> load_external_taxonomies(const std::string &root, const std::vector<Signature> &sigs,
                                                        Diagnostics *diags) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto &e : fs::directory_iterator(fs::path(root) / "taxonomies", ec))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
   std::vector<ExternalTaxonomy> out;
-  for (const auto &f : files) {
+  for (const auto &f : yaml_files_in((fs::path(root) / "taxonomies").string())) {
     ExternalTaxonomy t;
     TaxonomyReader r(f, diags);
     try {

@@ -622,12 +622,17 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
   return sigs;
 }
 
-std::vector<Framing> load_framings(const std::string &root, const LoadOptions &opt, Diagnostics *diags) {
+std::vector<std::string> yaml_files_in(const std::string &dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto &e : fs::directory_iterator(fs::path(root) / "framing", ec))
+  for (const auto &e : fs::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Framing> load_framings(const std::string &root, const LoadOptions &opt, Diagnostics *diags) {
+  const std::vector<std::string> files = yaml_files_in((fs::path(root) / "framing").string());
   std::vector<Framing> out;
   std::set<std::string> ids;
   for (const auto &f : files) {

@@ -25,6 +25,9 @@ bool read_signature_file(const std::string &path, const std::string &rel_path, c
 // what spans files: unique ids, existing related/causes ids. Sorted by id.
 std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
 
+// The *.yaml files directly in `dir`, sorted (none when it does not exist).
+std::vector<std::string> yaml_files_in(const std::string &dir);
+
 // Reads root/framing/*.yaml: the log-prefix formats. Sorted by id.
 std::vector<Framing> load_framings(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
 
