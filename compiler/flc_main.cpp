@@ -10,6 +10,7 @@
 
 #include "coverage.h"
 #include "external_taxonomy.h"
+#include "library_info.h"
 #include "lint.h"
 #include "literal_filter_build.h"
 #include "match/pack_reader.h"
@@ -52,6 +53,9 @@ const char kUsage[] =
     "  --stride N            literal filter stride 1-8 (compile, literals; default: the cheapest by flc's estimate)\n"
     "  --no-framing          compile without framing/ (compile): '^' is the line start, as in the exported patterns\n"
     "  --eval DIR            a folder of logs with labels.jsonl (coverage; repeatable)\n"
+    "  --base PACK           a site library (library.yaml with base:) is checked against the pack it stands\n"
+    "                        over: its name and version, ids defined again, overrides, disables, links\n"
+    "                        (compile, test, lint)\n"
     "\n"
     "examples:\n"
     "  flc compile signatures -o default.flpack\n"
@@ -62,6 +66,7 @@ const char kUsage[] =
 
 struct Args {
   std::string command, input, output, emit_ragel;
+  std::string base;  // --base PACK: the pack a layered library stands over
   bool strict = false;
   bool no_framing = false;
   uint32_t stride = 0;
@@ -111,6 +116,8 @@ Args parse_args(int argc, char **argv) {
       a.stride = a.build.literal_stride = std::min<uint32_t>(number("--stride"), 8);
     else if (s == "--eval")
       a.evals.push_back(value("--eval"));
+    else if (s == "--base")
+      a.base = value("--base");
     else if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -163,6 +170,7 @@ PackView open_or_exit(const uint8_t *bytes, size_t size, const std::string &what
 
 // What a signatures directory holds: failure entries and framing formats.
 struct Library {
+  LibraryInfo info;
   std::vector<Signature> sigs;
   std::vector<Framing> framings;
   std::vector<ExternalTaxonomy> taxonomies;
@@ -173,9 +181,21 @@ struct Library {
 Library load_or_exit(const Args &a, Diagnostics *diags) {
   if (a.input.empty()) usage_error(a.command + " needs a signatures directory");
   Library lib;
-  lib.sigs = load_signatures(a.input, LoadOptions{}, diags);
+  lib.info = read_library_info(a.input, diags);
+  LoadOptions opt;
+  opt.layered = lib.info.layered;
+  lib.sigs = load_signatures(a.input, opt, diags);
   if (!a.no_framing) lib.framings = load_framings(a.input, LoadOptions{}, diags);
   lib.taxonomies = load_external_taxonomies(a.input, lib.sigs, diags);
+  if (!a.base.empty()) {
+    size_t size = 0;
+    std::vector<uint64_t> mem = read_aligned(a.base, &size);
+    const PackView base = open_or_exit(reinterpret_cast<const uint8_t *>(mem.data()), size, a.base);
+    check_against_base(lib.info, lib.sigs, base, diags);
+  } else if (lib.info.layered) {
+    diags->warning(Diagnostic{Diagnostic::kWarning, lib.info.file, lib.info.base_pos.line, lib.info.base_pos.col, "",
+                              "not checked against the pack it stands over: give it with --base PACK", ""});
+  }
   if (diags->has_errors()) {
     diags->print();
     std::fprintf(stderr, "flc: %zu error(s) in %s\n", diags->error_count(), a.input.c_str());
@@ -186,6 +206,14 @@ Library load_or_exit(const Args &a, Diagnostics *diags) {
 
 BuildResult build_or_exit(const Library &lib, Args &a) {
   a.build.pack_version = read_pack_version(a.input);
+  a.build.library_name = lib.info.name;
+  a.build.layered = lib.info.layered;
+  a.build.base_name = lib.info.base_name;
+  a.build.base_versions = lib.info.base_versions;
+  for (const auto &d : lib.info.disables) a.build.disables.push_back(d.id);
+  // Reproducible builds: the time comes from the environment, never the clock.
+  if (const char *epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch && *epoch)
+    a.build.build_time = std::strtoull(epoch, nullptr, 10);
   try {
     return build_pack(lib.sigs, a.build, lib.framings);
   } catch (const std::exception &e) {

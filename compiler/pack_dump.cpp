@@ -131,6 +131,12 @@ void dump_pack(const PackView &pack, std::FILE *out) {
   std::fprintf(out, "  entries: %u\n  patterns: %u\n  pieces: %u\n  dfas: %u\n  max_program_insns: %u\n  max_slot_count: %u\n",
                pack.entry_count(), pack.pattern_count(), r->pieces()->size(), pack.dfa_count(), r->max_program_insns(),
                r->max_slot_count());
+  std::fprintf(out, "  library: %s\n  build_time: %llu\n", s(r->library_name()).c_str(),
+               static_cast<unsigned long long>(r->build_time()));
+  if (const fb::Base *b = r->base()) {
+    std::fprintf(out, "  base: %s %s\n", s(b->name()).c_str(), s(b->versions()).c_str());
+    list(out, "disables", b->disables());
+  }
   if (const fb::LiteralFilter *lf = r->literal_filter())
     std::fprintf(out, "  literal filter: stride %u, %u long keys, %u short keys, %s, bits xxh64 %016llx\n", lf->stride(),
                  lf->long_keys() ? lf->long_keys()->size() : 0, lf->short_keys() ? lf->short_keys()->size() : 0,
@@ -146,6 +152,9 @@ void dump_pack(const PackView &pack, std::FILE *out) {
                  std::string(taxonomy::severities()[static_cast<int>(e->severity())]).c_str(),
                  std::string(taxonomy::roles()[static_cast<int>(e->role())]).c_str(),
                  std::string(taxonomy::actions()[static_cast<int>(e->action())]).c_str(), e->deprecated() ? "true" : "false");
+    if (e->overrides()) std::fprintf(out, "  overrides: true\n");
+    list(out, "external_related", e->external_related());
+    list(out, "external_causes", e->external_causes());
     const fb::Condition *c = e->condition();
     std::fprintf(out, "  condition: require %s, min_count %u, scope %s\n", c->require() == fb::Require::All ? "all" : "any",
                  c->min_count(), c->scope() == fb::Scope::Job ? "job" : "rank");

@@ -90,7 +90,7 @@ class PackWriter {
   void write_framing(uint32_t framing, const Framing &f);
   uint32_t write_dfa(const DfaTables &t);  // returns the transition table's bytes
   void write_literal_filter(const LiteralPlan &plan, const DfaPartition &partition);
-  std::vector<uint8_t> finish(const std::string &pack_version);  // the whole pack, header included
+  std::vector<uint8_t> finish(const BuildOptions &opt);  // the whole pack, header included
 
  private:
   void write_patterns(uint32_t first, size_t count);
@@ -190,6 +190,10 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
   auto related = entry_indices(s.related);
   auto causes = entry_indices(s.causes);
   auto rel_path = str(s.rel_path);
+  // A layered library's links into its base, by id; absent otherwise.
+  Offset<flatbuffers::Vector<Offset<flatbuffers::String>>> external_related, external_causes;
+  if (!s.external_related.empty()) external_related = strs(s.external_related);
+  if (!s.external_causes.empty()) external_causes = strs(s.external_causes);
   // Absent (not empty) when an entry has none: packs without them stay as they were.
   Offset<flatbuffers::Vector<Offset<fb::CodeExample>>> code_v;
   if (!s.code_examples.empty()) {
@@ -216,8 +220,8 @@ void PackWriter::write_entry(uint32_t entry, const Signature &s) {
       affects, versions_v, summary, mechanism, symptoms_v, confirm, root_cause, fix_steps, commands_v, verify_v, prevention,
       fingerprint, refs_v, related, static_cast<fb::Action>(taxonomy::index_of(taxonomy::actions(), s.action)),
       static_cast<fb::Role>(taxonomy::index_of(taxonomy::roles(), s.role)), causes, &cond, first_pattern,
-      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path, s.context_required, s.context_excluded, code_v,
-      answers_v));
+      static_cast<uint32_t>(s.patterns.size()), s.deprecated, rel_path, s.context_required, s.context_excluded, code_v, answers_v,
+      s.overrides, external_related, external_causes));
 }
 
 void PackWriter::write_framing(uint32_t framing, const Framing &f) {
@@ -301,10 +305,18 @@ void PackWriter::write_literal_filter(const LiteralPlan &plan, const DfaPartitio
                                             bucket_first_v, masks_v, framing_dfas_v, long_text_v);
 }
 
-std::vector<uint8_t> PackWriter::finish(const std::string &pack_version) {
+std::vector<uint8_t> PackWriter::finish(const BuildOptions &opt) {
   std::vector<fb::Piece> pieces;
   for (size_t i = 0; i < n_.pieces.size(); i++) pieces.emplace_back(n_.piece_pattern[i], n_.piece_bit[i]);
-  auto pack_version_s = str(pack_version);
+  auto pack_version_s = str(opt.pack_version);
+  Offset<flatbuffers::String> library_name;
+  if (!opt.library_name.empty()) library_name = str(opt.library_name);
+  Offset<fb::Base> base;
+  if (opt.layered) {
+    auto base_name = str(opt.base_name), versions = str(opt.base_versions);
+    auto disables = strs(opt.disables);
+    base = fb::CreateBase(b_, base_name, versions, disables);
+  }
   auto compiler_version = str(kCompilerVersion);
   auto entries_v = b_.CreateVector(entries_);
   auto patterns_v = b_.CreateVector(patterns_);
@@ -312,7 +324,7 @@ std::vector<uint8_t> PackWriter::finish(const std::string &pack_version) {
   auto dfas_v = b_.CreateVector(dfas_);
   auto framing_v = b_.CreateVector(framings_);
   auto root = fb::CreatePack(b_, pack_version_s, compiler_version, entries_v, patterns_v, pieces_v, dfas_v, framing_v, max_insns_,
-                             max_slots_, literal_filter_);
+                             max_slots_, literal_filter_, library_name, opt.build_time, base);
   fb::FinishPackBuffer(b_, root);
   return frame_pack(b_.GetBufferPointer(), b_.GetSize());
 }
@@ -334,7 +346,7 @@ BuildResult build_pack(const std::vector<Signature> &sigs, const BuildOptions &o
     result.dfas.back().table_bytes = pack.write_dfa(d.tables);
   }
   pack.write_literal_filter(plan, partition);
-  result.bytes = pack.finish(opt.pack_version);
+  result.bytes = pack.finish(opt);
   result.literal_filter_complete = plan.complete;
   result.seconds = since(t0);
   return result;

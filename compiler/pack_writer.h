@@ -19,6 +19,12 @@ namespace faultline {
 // what the rest of the build reads.
 struct BuildOptions : DfaPartitionOptions {
   std::string pack_version = "0.1.0";
+  std::string library_name;  // library.yaml name ("" when the library has none)
+  uint64_t build_time = 0;   // seconds since 1970 (SOURCE_DATE_EPOCH); 0 = not recorded
+  // A layered library (library.yaml base:): what it stands over and turns off.
+  bool layered = false;
+  std::string base_name, base_versions;
+  std::vector<std::string> disables;
   uint32_t literal_stride = 0;  // literal filter stride; 0: flc's cost model picks it
 };
 

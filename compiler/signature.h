@@ -76,6 +76,8 @@ struct Signature {
   SourcePos id_pos;
   std::string id, title, category, type;
   bool deprecated = false;
+  bool overrides = false;  // a site library's entry that replaces the base entry of this id
+  SourcePos overrides_pos;
   std::vector<std::string> tags, affects;
   std::vector<VersionScope> versions;
   std::string summary, mechanism, root_cause, fingerprint;
@@ -89,6 +91,9 @@ struct Signature {
   std::vector<Reference> references;
   std::vector<std::string> related, causes;
   SourcePos related_pos, causes_pos;
+  // A layered library's related/causes ids that only its base defines
+  // (checked against the base pack by `flc compile --base`).
+  std::vector<std::string> external_related, external_causes;
   std::string severity, action, role;
   std::string require = "any", scope = "rank";
   uint32_t min_count = 1;

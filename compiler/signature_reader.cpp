@@ -26,7 +26,7 @@ const std::set<std::string> kKnownKeys = {
     "id",         "deprecated",  "title",        "category",      "type",    "tags",       "severity", "affects",
     "versions",   "summary",     "mechanism",    "symptoms",      "confirm", "root_cause", "fix",      "verify",
     "prevention", "fingerprint", "references",   "related",       "action",  "role",       "causes",   "patterns",
-    "condition",  "tests",       "placeholders", "code_examples", "answers",
+    "condition",  "tests",       "placeholders", "code_examples", "answers", "overrides",
 };
 
 // Names a fix or verify command may use besides the entry's captures: the
@@ -461,6 +461,13 @@ bool FileReader::read(const std::string &rel_path, Signature *s) {
     else
       s->deprecated = d.as<std::string>() == "true";
   }
+  if (YAML::Node o = doc["overrides"]) {
+    s->overrides_pos = pos(o);
+    if (!o.IsScalar() || (o.as<std::string>() != "true" && o.as<std::string>() != "false"))
+      error(o, "'overrides' must be true or false");
+    else
+      s->overrides = o.as<std::string>() == "true";
+  }
   s->title = text(doc, "title");
   s->category = closed_word(doc, "category", taxonomy::categories());
   std::string folder = p.has_parent_path() ? p.parent_path().filename().string() : "";
@@ -587,6 +594,7 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
       it.disable_recursion_pending();  // prefix formats (load_framings), other taxonomies (load_external_taxonomies)
       continue;
     }
+    if (it.depth() == 0 && it->path().filename() == "library.yaml") continue;  // the library's own (read_library_info)
     if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
@@ -605,19 +613,31 @@ std::vector<Signature> load_signatures(const std::string &root, const LoadOption
       diags->error(Diagnostic{Diagnostic::kError, s.file, s.id_pos.line, s.id_pos.col, s.id,
                               "duplicate id: also defined in " + it->second->file, ""});
   }
-  auto check_refs = [&](const Signature &s, const std::vector<std::string> &ids, SourcePos p, const char *field) {
-    for (const auto &id : ids) {
+  // In a layered library, ids it does not define are its base's: kept apart
+  // (the pack stores them by id) and checked by `flc compile --base`.
+  auto check_refs = [&](const Signature &s, std::vector<std::string> *ids, std::vector<std::string> *external, SourcePos p,
+                        const char *field) {
+    std::vector<std::string> own;
+    for (const auto &id : *ids) {
       if (id == s.id)
         diags->error(
             Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id, std::string(field) + " names the entry itself", ""});
-      else if (!by_id.count(id))
+      else if (by_id.count(id))
+        own.push_back(id);
+      else if (opt.layered)
+        external->push_back(id);
+      else
         diags->error(Diagnostic{Diagnostic::kError, s.file, p.line, p.col, s.id,
                                 std::string(field) + " names '" + id + "', which no signature defines", ""});
     }
+    if (opt.layered) *ids = own;
   };
-  for (const auto &s : sigs) {
-    check_refs(s, s.related, s.related_pos, "related");
-    check_refs(s, s.causes, s.causes_pos, "causes");
+  for (auto &s : sigs) {
+    if (s.overrides && !opt.layered)
+      diags->error(Diagnostic{Diagnostic::kError, s.file, s.overrides_pos.line, s.overrides_pos.col, s.id,
+                              "overrides: true needs a base library to override (library.yaml base:)", ""});
+    check_refs(s, &s.related, &s.external_related, s.related_pos, "related");
+    check_refs(s, &s.causes, &s.external_causes, s.causes_pos, "causes");
   }
   return sigs;
 }

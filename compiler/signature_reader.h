@@ -14,6 +14,9 @@ namespace faultline {
 
 struct LoadOptions {
   PieceOptions pieces;
+  // A site's library over a base (library.yaml base:): related/causes ids it
+  // does not define are the base's, kept apart for the runtime to resolve.
+  bool layered = false;
 };
 
 // Reads one file. `rel_path` is its path below the signatures root.
@@ -21,7 +24,7 @@ struct LoadOptions {
 bool read_signature_file(const std::string &path, const std::string &rel_path, const LoadOptions &opt, Signature *out,
                          Diagnostics *diags);
 
-// Reads every *.yaml below `root` in sorted order (but framing/ and taxonomies/), then checks
+// Reads every *.yaml below `root` in sorted order (but framing/, taxonomies/ and library.yaml), then checks
 // what spans files: unique ids, existing related/causes ids. Sorted by id.
 std::vector<Signature> load_signatures(const std::string &root, const LoadOptions &opt, Diagnostics *diags);
 

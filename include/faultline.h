@@ -82,7 +82,7 @@ extern "C" {
 
 /* The pack format this library reads: packs of another major are refused. */
 #define FL_PACK_FORMAT_MAJOR 1
-#define FL_PACK_FORMAT_MINOR 3
+#define FL_PACK_FORMAT_MINOR 4
 
 /**
  * Version of the library actually linked, as FL_VERSION_NUMBER computes it.
@@ -271,6 +271,64 @@ FL_API size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format
 
 /** The signature library version the pack was built from (e.g. "0.1.0"). Since: 0.1 */
 FL_API const char *fl_pack_version(const fl_pack *pack);
+
+/* ---- Pack stacks -------------------------------------------------------- */
+
+/**
+ * Stacks packs into one: `packs[0]` is the bottom (ours, the vendor pack),
+ * each one after it a layer over those below (a site's own pack, compiled
+ * by flc from its own signatures). An upper pack's entry replaces a lower
+ * entry of the same id, and an upper pack turns off the lower entries its
+ * `disables` lists; its framing formats frame every pack's lines. The result
+ * is an fl_pack like any other: scanners, diagnosers and the entry functions
+ * above see the visible entries, sorted by id (indices are the stack's own),
+ * and events carry the stack's entry and pattern indices. A stack of stacks
+ * is flattened. The stack holds a reference to each pack: the caller may
+ * free its own at once. At most 16 packs. A site pack must stand over the
+ * library it names as its base (some pack below it); the base versions it
+ * names are not enforced here (`faultline pack-info` shows a mismatch).
+ * @return FL_OK, FL_E_INVALID_ARG (NULL, 0 or more than 16 packs, bad
+ *         options, a site pack without its base below it) or FL_E_NOMEM.
+ * Thread-safety: safe; packs may be shared.  Since: 0.2
+ */
+FL_API fl_status fl_pack_stack(const fl_pack *const *packs, size_t count, const fl_pack_options *opts, fl_pack **out,
+                               char *errbuf, size_t errbuf_size);
+
+/** Number of packs in a stack, bottom first; 1 for a single pack, 0 for NULL.  Since: 0.2 */
+FL_API uint32_t fl_pack_layer_count(const fl_pack *pack);
+
+/**
+ * Pack `k` (0 = bottom) of a stack, or the pack itself for k == 0 of a
+ * single pack; NULL for a bad k. Borrowed: valid while `pack` lives.  Since: 0.2
+ */
+FL_API const fl_pack *fl_pack_layer(const fl_pack *pack, uint32_t k);
+
+/**
+ * About a pack (of a stack: its top pack): the name of the signature library
+ * it was built from ("faultline" for ours, a site's own name; "" for packs of
+ * format < 1.4), its build time (seconds since 1970, 0 when not recorded), the
+ * XXH64 hash of its content and the compiler that built it.  Since: 0.2
+ */
+FL_API const char *fl_pack_library_name(const fl_pack *pack);
+FL_API uint64_t fl_pack_build_time(const fl_pack *pack);
+FL_API uint64_t fl_pack_content_hash(const fl_pack *pack);
+FL_API const char *fl_pack_compiler_version(const fl_pack *pack);
+
+/**
+ * A site pack stands over a base library: its name ("faultline" for ours) and
+ * the base pack versions it was written for (">=0.1.0,<0.2.0"); "" for a
+ * pack that is a library of its own. Of a stack: its top pack's.  Since: 0.2
+ */
+FL_API const char *fl_pack_base_name(const fl_pack *pack);
+FL_API const char *fl_pack_base_versions(const fl_pack *pack);
+
+/**
+ * The library name of the pack entry `index` comes from (provenance in
+ * reports), or NULL for a bad index; and whether it replaces an entry of the
+ * same id in a pack below it (1) or not (0).  Since: 0.2
+ */
+FL_API const char *fl_pack_entry_origin(const fl_pack *pack, uint32_t index);
+FL_API int fl_pack_entry_replaces(const fl_pack *pack, uint32_t index);
 
 /* ---- Scanners ----------------------------------------------------------- */
 

@@ -66,10 +66,12 @@ bool parse(const char *cmd, int argc, char **argv, Options *o, bool allow_output
         *status = usage_error(cmd, ("unknown format " + f + " (text, json, summary, k8s, github)").c_str());
         return false;
       }
-    } else if ((a == "--pack" || (allow_output && a == "-o")) && i + 1 < argc) {
-      (a == "--pack" ? o->pack_path : o->output) = argv[++i];
+    } else if (a == "--pack" && i + 1 < argc) {
+      add_pack_option(&o->pack_path, argv[++i]);
+    } else if (allow_output && a == "-o" && i + 1 < argc) {
+      o->output = argv[++i];
     } else if (a.rfind("--pack=", 0) == 0) {
-      o->pack_path = a.substr(7);
+      add_pack_option(&o->pack_path, a.substr(7).c_str());
     } else if ((a == "--jobs" || a == "-j") && i + 1 < argc) {
       const long n = std::strtol(argv[++i], nullptr, 10);
       if (n < 1 || n > 1024) {

@@ -20,7 +20,7 @@ int cmd_explain(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--markdown"))
       format = FL_PAGE_MARKDOWN;
     else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
-      pack_path = argv[++i];
+      add_pack_option(&pack_path, argv[++i]);
     else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
           "usage: faultline explain [--markdown] [--pack PACK] ID\n"
@@ -64,7 +64,7 @@ int cmd_list(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc)
       type = argv[++i];
     else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
-      pack_path = argv[++i];
+      add_pack_option(&pack_path, argv[++i]);
     else {
       const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
       if (!help) eprintf("faultline list: %s: unknown option or missing value\n", argv[i]);

@@ -88,7 +88,7 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
     else if (!std::strcmp(argv[i], "--summary-file") && i + 1 < argc)
       o->summary_path = argv[++i];
     else if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
-      o->pack_path = argv[++i];
+      add_pack_option(&o->pack_path, argv[++i]);
     else if (!std::strcmp(argv[i], "--quiet"))
       o->quiet = true;
     else if (!std::strcmp(argv[i], "--grace") && i + 1 < argc) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,7 @@ int cmd_scan(int argc, char **argv) {
       return 0;
     }
     if (!std::strcmp(argv[i], "--pack") && i + 1 < argc) {
-      pack_path = argv[++i];
+      add_pack_option(&pack_path, argv[++i]);
     } else if (!std::strcmp(argv[i], "--")) {
       args.insert(args.end(), argv + i + 1, argv + argc);
       break;
@@ -110,13 +111,86 @@ int cmd_scan(int argc, char **argv) {
   return status;
 }
 
-int cmd_pack_info(int argc, char **argv) {
-  if (argc != 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf(
-        "usage: faultline pack-info PACK\nPrints the header and versions of a pack file, and whether it verifies.\n"
-        "Example: faultline pack-info build/default.flpack\n");
-    return argc == 2 ? 0 : kExitError;
+namespace {
+
+std::string utc_time(uint64_t t) {
+  if (t == 0) return "not recorded";
+  const time_t tt = static_cast<time_t>(t);
+  struct tm tm {};
+  char buf[64];
+  if (!gmtime_r(&tt, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm)) return std::to_string(t);
+  return buf;
+}
+
+// What a pack says of itself beyond its header: library, base, build time.
+void print_library(const fl_pack *p, const char *indent) {
+  const std::string name = printable(fl_pack_library_name(p)), base = printable(fl_pack_base_name(p));
+  std::printf("%slibrary         %s\n", indent, name.empty() ? "(not named: pack format < 1.4)" : name.c_str());
+  if (!base.empty()) std::printf("%sstands over     %s %s\n", indent, base.c_str(), printable(fl_pack_base_versions(p)).c_str());
+  std::printf("%sbuilt           %s\n", indent, utc_time(fl_pack_build_time(p)).c_str());
+}
+
+// The stack a command would read (--pack, FAULTLINE_PACK, or the embedded
+// pack), pack by pack, bottom first.
+int print_stack(const std::string &packs) {
+  fl_pack *stack = open_chosen_pack("pack-info", packs);
+  if (!stack) return kExitError;
+  const uint32_t n = fl_pack_layer_count(stack);
+  uint32_t sum = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const fl_pack *p = fl_pack_layer(stack, k);
+    sum += fl_pack_entry_count(p);
+    std::printf("pack %u%s\n", k, k == 0 ? " (bottom)" : "");
+    print_library(p, "  ");
+    std::printf("  pack version    %s\n  entries         %u\n  content hash    %016llx (XXH64)\n  compiled by     %s\n",
+                printable(fl_pack_version(p)).c_str(), fl_pack_entry_count(p),
+                static_cast<unsigned long long>(fl_pack_content_hash(p)), printable(fl_pack_compiler_version(p)).c_str());
+    // A site pack written for other versions of the pack below it still
+    // stacks (ids are matched by name), but its author should know.
+    const std::string versions = fl_pack_base_versions(p);
+    if (k > 0 && !versions.empty())
+      std::printf("  written for     %s of the pack below (that one is %s)\n", printable(versions).c_str(),
+                  printable(fl_pack_version(fl_pack_layer(stack, k - 1))).c_str());
   }
+  uint32_t replaced = 0;
+  for (uint32_t i = 0; i < fl_pack_entry_count(stack); i++) replaced += fl_pack_entry_replaces(stack, i) ? 1u : 0u;
+  std::printf(
+      "stack           %u pack%s, %u entries seen (%u of them replace an entry below; %u entries of the packs are hidden:"
+      " replaced or turned off)\n",
+      n, n == 1 ? "" : "s", fl_pack_entry_count(stack), replaced, sum - fl_pack_entry_count(stack));
+  fl_pack_free(stack);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_pack_info(int argc, char **argv) {
+  std::string packs;
+  std::vector<const char *> files;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf(
+          "usage: faultline pack-info PACK          the header, versions and verification of a pack file\n"
+          "       faultline pack-info [--pack P]... the stack a command reads (--pack, FAULTLINE_PACK, the embedded pack):\n"
+          "                                         each pack's library, version, entries, hash, build time, compiler\n"
+          "Example: faultline pack-info build/default.flpack\n"
+          "         faultline pack-info --pack default --pack site.flpack\n");
+      return 0;
+    }
+    if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
+      add_pack_option(&packs, argv[++i]);
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      eprintf("faultline pack-info: %s %s\n", argv[i],
+              !std::strcmp(argv[i], "--pack") ? "needs a value" : "is an unknown option");
+      return kExitError;
+    } else
+      files.push_back(argv[i]);
+  }
+  if (files.size() != 1 || !packs.empty()) {
+    for (const char *f : files) add_pack_option(&packs, f);
+    return print_stack(packs);
+  }
+  argv[1] = const_cast<char *>(files[0]);
   // A pack is a regular file of bounded size: a directory, a FIFO or
   // /dev/zero is refused before anything is read.
   struct stat file;
@@ -148,7 +222,6 @@ int cmd_pack_info(int argc, char **argv) {
   char why[512] = "";
   fl_pack *pack = nullptr;
   const fl_status verified = fl_pack_open_memory(mem.data(), size, nullptr, &pack, why, sizeof why);
-  fl_pack_free(pack);
   const fl_status st = fl_pack_info_get(mem.data(), size, &info);
   const std::string pack_version = printable(info.pack_version), compiler_version = printable(info.compiler_version);
   if (st != FL_OK) {
@@ -163,6 +236,8 @@ int cmd_pack_info(int argc, char **argv) {
       static_cast<unsigned long long>(info.content_hash), info.entry_count, info.pattern_count, info.dfa_count,
       verified == FL_OK ? "yes" : "no", verified == FL_OK ? "" : ": ", verified == FL_OK ? "" : why, pack_version.c_str(),
       compiler_version.c_str());
+  if (pack) print_library(pack, "");
+  fl_pack_free(pack);
   return verified == FL_OK ? 0 : kExitError;
 }
 

@@ -29,7 +29,7 @@ int cmd_templates(int argc, char **argv) {
       return 0;
     }
     if (!std::strcmp(argv[i], "--pack") && i + 1 < argc)
-      pack_path = argv[++i];
+      add_pack_option(&pack_path, argv[++i]);
     else
       args.push_back(argv[i]);
   }

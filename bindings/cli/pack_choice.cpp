@@ -1,24 +1,107 @@
 #include "pack_choice.h"
 
 #include <cstdlib>
+#include <vector>
 
 #include "messages.h"
 
 namespace cli {
 
-fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option) {
-  std::string path = pack_option;
-  if (path.empty())
-    if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) path = env;
+namespace {
+
+// --pack values are kept one per line: a path may hold ':' there.
+constexpr char kOptionSeparator = '\n';
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+fl_pack *open_one(const char *cmd, const std::string &path) {
   fl_pack *pack = nullptr;
   char err[512];
-  const fl_status st = path.empty() ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
-                                    : fl_pack_open_file(path.c_str(), nullptr, &pack, err, sizeof err);
+  const bool embedded = path == "default";
+  const fl_status st = embedded ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
+                                : fl_pack_open_file(path.c_str(), nullptr, &pack, err, sizeof err);
   if (st != FL_OK) {
-    eprintf("faultline %s: cannot open pack %s: %s\n", cmd, path.empty() ? "(embedded)" : path.c_str(), err);
+    eprintf("faultline %s: cannot open pack %s: %s\n", cmd, embedded ? "(embedded)" : path.c_str(), err);
     return nullptr;
   }
   return pack;
+}
+
+// A name read from a pack, fit for a terminal.
+std::string printable(std::string s) {
+  for (char &c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+void free_all(std::vector<fl_pack *> *packs) {
+  for (fl_pack *p : *packs) fl_pack_free(p);
+  packs->clear();
+}
+
+}  // namespace
+
+void add_pack_option(std::string *packs, const char *path) {
+  if (!packs->empty()) packs->push_back(kOptionSeparator);
+  packs->append(path);
+}
+
+fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option) {
+  std::vector<std::string> paths;
+  if (!pack_option.empty()) {
+    paths = split(pack_option, kOptionSeparator);
+  } else if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) {
+    paths = split(env, ':');
+  } else {
+    paths.push_back("default");
+  }
+  std::vector<fl_pack *> packs;
+  for (const std::string &path : paths) {
+    if (path.empty()) {
+      eprintf("faultline %s: an empty pack path (FAULTLINE_PACK=a:b names packs, bottom first)\n", cmd);
+      free_all(&packs);
+      return nullptr;
+    }
+    fl_pack *p = open_one(cmd, path);
+    if (!p) {
+      free_all(&packs);
+      return nullptr;
+    }
+    packs.push_back(p);
+  }
+  // The bottom pack must be a library of its own, not a layer over one.
+  if (const std::string base = fl_pack_base_name(packs[0]); !base.empty()) {
+    fl_pack *embedded = open_one(cmd, "default");
+    if (!embedded || base != fl_pack_library_name(embedded)) {
+      eprintf(
+          "faultline %s: %s is a site pack over the library '%s'; give that library's pack first "
+          "(--pack BASE.flpack --pack %s)\n",
+          cmd, paths[0].c_str(), printable(base).c_str(), paths[0].c_str());
+      fl_pack_free(embedded);
+      free_all(&packs);
+      return nullptr;
+    }
+    packs.insert(packs.begin(), embedded);
+  }
+  if (packs.size() == 1) return packs[0];
+  fl_pack *stack = nullptr;
+  char err[512];
+  const fl_status st = fl_pack_stack(packs.data(), packs.size(), nullptr, &stack, err, sizeof err);
+  free_all(&packs);  // the stack holds its own references
+  if (st != FL_OK) {
+    eprintf("faultline %s: cannot stack the packs: %s\n", cmd, err);
+    return nullptr;
+  }
+  return stack;
 }
 
 }  // namespace cli

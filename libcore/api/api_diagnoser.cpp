@@ -114,11 +114,11 @@ template <typename Fn>
 fl_status with_diagnosis(fl_diagnoser *d, Fn run) {
   return read_evidence(d, [&] {
     d->evidence.canonicalize();
-    d->evidence.infer_collective_order(d->pack->view);
+    d->evidence.infer_collective_order(d->pack->lib);
     d->evidence.canonicalize();
     if (d->evidence.failed()) return FL_E_NOMEM;
     Diagnosis diag(d->alloc);
-    if (!diagnose(d->evidence, d->pack->view, &diag)) return FL_E_NOMEM;
+    if (!diagnose(d->evidence, d->pack->lib, &diag)) return FL_E_NOMEM;
     return run(diag);
   });
 }
@@ -141,7 +141,7 @@ fl_status fl_diagnoser_create(const fl_pack *pack, const fl_diagnoser_options *o
   auto *d = new (mem) fl_diagnoser(alloc);
   pack_retain(pack);
   d->pack = pack;
-  d->evidence.set_pack(&pack->view);
+  d->evidence.set_pack(&pack->lib);
   fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
   so.max_line_bytes = o.max_line_bytes;
   so.allocator = o.allocator;
@@ -228,7 +228,7 @@ fl_status fl_diagnoser_merge_partial(fl_diagnoser *d, const void *bytes, size_t 
   if (st != FL_OK) return st;
   // Decoding fills a separate Evidence: a failure there loses nothing yet.
   Evidence other(d->alloc);
-  other.set_pack(&d->pack->view);
+  other.set_pack(&d->pack->lib);
   ErrorText err;
   uint64_t failures = d->alloc_failures;
   if (!other.deserialize(static_cast<const uint8_t *>(bytes), len, &err)) {
@@ -250,7 +250,7 @@ fl_status fl_diagnoser_report(fl_diagnoser *d, int format, const char **text, si
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     d->out.reset();
     char why[sizeof d->incomplete];
-    ReportInput in{d->evidence, d->pack->view, diag, incomplete_reason(d, why)};
+    ReportInput in{d->evidence, d->pack->lib, diag, incomplete_reason(d, why)};
     if (format == FL_REPORT_JSON)
       render_json(in, &d->out);
     else if (format == FL_REPORT_SUMMARY)
@@ -270,7 +270,7 @@ fl_status fl_diagnoser_result(fl_diagnoser *d, fl_diagnosis *out) {
   if (!d || !out || out->struct_size < sizeof(fl_diagnosis)) return FL_E_INVALID_ARG;
   return with_diagnosis(d, [&](const Diagnosis &diag) {
     const Evidence &ev = d->evidence;
-    const ReportInput in{ev, d->pack->view, diag, nullptr};
+    const ReportInput in{ev, d->pack->lib, diag, nullptr};
     const RootSite site = root_site(ev, diag);
     const Advice advice = advice_for(in);
     std::memset(reinterpret_cast<char *>(out) + sizeof(uint32_t), 0, sizeof(fl_diagnosis) - sizeof(uint32_t));

@@ -67,6 +67,7 @@ fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *op
   }
   fl_pack *p = new (mem) fl_pack;
   p->view = view;
+  p->lib.init_single(&p->view);
   p->alloc = alloc;
   p->map = map;
   *out = p;
@@ -75,8 +76,8 @@ fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *op
 }
 
 const fb::Entry *entry_at(const fl_pack *pack, uint32_t index) {
-  if (!pack || index >= pack->view.entry_count()) return nullptr;
-  return pack->view.entry(index);
+  if (!pack || index >= pack->lib.entry_count()) return nullptr;
+  return pack->lib.entry(index);
 }
 
 const char *c_str(const flatbuffers::String *s) { return s ? s->c_str() : ""; }
@@ -92,6 +93,8 @@ void pack_release(const fl_pack *pack) {
   auto *p = const_cast<fl_pack *>(pack);  // the last reference: nothing else can see it
   unmap_file(&p->map);
   Allocator alloc = p->alloc;
+  p->lib.release(alloc);
+  for (uint32_t k = 0; k < p->layer_count; k++) pack_release(p->layers[k]);
   p->~fl_pack();
   alloc.release(p);
 }
@@ -196,7 +199,114 @@ fl_status fl_pack_info_get(const void *bytes, size_t size, fl_pack_info *info) {
   return FL_OK;
 }
 
-uint32_t fl_pack_entry_count(const fl_pack *pack) { return pack ? pack->view.entry_count() : 0; }
+fl_status fl_pack_stack(const fl_pack *const *packs, size_t count, const fl_pack_options *opts, fl_pack **out, char *errbuf,
+                        size_t errbuf_size) {
+  if (!out) return FL_E_INVALID_ARG;
+  *out = nullptr;
+  fl_pack_options o = FL_PACK_OPTIONS_INIT;
+  if (!packs || count == 0 || count > Library::kMaxLayers || !read_options(opts, &o)) {
+    copy_error("a stack needs 1 to 16 packs and valid fl_pack_options", errbuf, errbuf_size);
+    return FL_E_INVALID_ARG;
+  }
+  // A stack of stacks is flattened: its layers are packs read in place.
+  const PackView *views[Library::kMaxLayers];
+  const fl_pack *owners[Library::kMaxLayers];
+  uint32_t n = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (!packs[i]) {
+      copy_error("a pack of the stack is NULL", errbuf, errbuf_size);
+      return FL_E_INVALID_ARG;
+    }
+    const uint32_t inner = packs[i]->layer_count ? packs[i]->layer_count : 1;
+    if (n + inner > Library::kMaxLayers) {
+      copy_error("a stack holds at most 16 packs", errbuf, errbuf_size);
+      return FL_E_INVALID_ARG;
+    }
+    for (uint32_t k = 0; k < inner; k++) {
+      owners[n] = packs[i]->layer_count ? packs[i]->layers[k] : packs[i];
+      views[n] = &owners[n]->view;
+      n++;
+    }
+  }
+  // A site pack stands over the library it names: one of the packs below.
+  for (uint32_t k = 0; k < n; k++) {
+    const fb::Base *base = views[k]->root->base();
+    if (!base) continue;
+    bool found = false;
+    for (uint32_t j = 0; j < k && !found; j++) {
+      const auto *name = views[j]->root->library_name();
+      found = name && base->name() && std::strcmp(name->c_str(), base->name()->c_str()) == 0;
+    }
+    if (!found) {
+      copy_error("a site pack of the stack stands over a library that no pack below it is", errbuf, errbuf_size);
+      return FL_E_INVALID_ARG;
+    }
+  }
+  Allocator alloc = Allocator::from(o.allocator);
+  void *mem = alloc.allocate(sizeof(fl_pack));
+  if (!mem) {
+    copy_error("out of memory", errbuf, errbuf_size);
+    return FL_E_NOMEM;
+  }
+  fl_pack *p = new (mem) fl_pack;
+  p->alloc = alloc;
+  ErrorText err;
+  const Status st = p->lib.init_stack(views, n, alloc, &err);
+  if (st != Status::kOk) {
+    p->~fl_pack();
+    alloc.release(p);
+    copy_error(err.text, errbuf, errbuf_size);
+    return to_public(st);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    pack_retain(owners[k]);
+    p->layers[k] = owners[k];
+  }
+  p->layer_count = n;
+  *out = p;
+  copy_error("", errbuf, errbuf_size);
+  return FL_OK;
+}
+
+uint32_t fl_pack_layer_count(const fl_pack *pack) { return pack ? pack->lib.layer_count() : 0; }
+
+const fl_pack *fl_pack_layer(const fl_pack *pack, uint32_t k) {
+  if (!pack || k >= pack->lib.layer_count()) return nullptr;
+  return pack->layer_count ? pack->layers[k] : pack;
+}
+
+const char *fl_pack_library_name(const fl_pack *pack) {
+  if (!pack) return "";
+  const auto *name = pack->lib.top().root->library_name();
+  return name ? name->c_str() : "";
+}
+
+uint64_t fl_pack_build_time(const fl_pack *pack) { return pack ? pack->lib.top().root->build_time() : 0; }
+
+uint64_t fl_pack_content_hash(const fl_pack *pack) { return pack ? pack->lib.top().header.content_hash : 0; }
+
+const char *fl_pack_compiler_version(const fl_pack *pack) { return pack ? c_str(pack->lib.top().root->compiler_version()) : ""; }
+
+const char *fl_pack_base_name(const fl_pack *pack) {
+  const fb::Base *base = pack ? pack->lib.top().root->base() : nullptr;
+  return base ? c_str(base->name()) : "";
+}
+
+const char *fl_pack_base_versions(const fl_pack *pack) {
+  const fb::Base *base = pack ? pack->lib.top().root->base() : nullptr;
+  return base ? c_str(base->versions()) : "";
+}
+
+const char *fl_pack_entry_origin(const fl_pack *pack, uint32_t index) {
+  if (!entry_at(pack, index)) return nullptr;
+  return pack->lib.origin(index);
+}
+
+int fl_pack_entry_replaces(const fl_pack *pack, uint32_t index) {
+  return entry_at(pack, index) && pack->lib.replaces(index) ? 1 : 0;
+}
+
+uint32_t fl_pack_entry_count(const fl_pack *pack) { return pack ? pack->lib.entry_count() : 0; }
 
 const char *fl_pack_entry_id(const fl_pack *pack, uint32_t index) {
   const fb::Entry *e = entry_at(pack, index);
@@ -220,15 +330,13 @@ const char *fl_pack_entry_category(const fl_pack *pack, uint32_t index) {
 
 uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id) {
   if (!pack || !id) return UINT32_MAX;
-  for (uint32_t i = 0; i < pack->view.entry_count(); i++)
-    if (std::strcmp(c_str(pack->view.entry(i)->id()), id) == 0) return i;
-  return UINT32_MAX;
+  return pack->lib.find(id);
 }
 
 size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char *buf, size_t size) {
   if (!entry_at(pack, index) || (format != FL_PAGE_TEXT && format != FL_PAGE_MARKDOWN)) return 0;
   Text page(pack->alloc);
-  render_entry_page(pack->view, index, format == FL_PAGE_MARKDOWN, &page);
+  render_entry_page(pack->lib, index, format == FL_PAGE_MARKDOWN, &page);
   if (page.failed()) return 0;
   if (buf && size) {
     size_t n = page.size() < size - 1 ? page.size() : size - 1;
@@ -238,6 +346,6 @@ size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char 
   return page.size();
 }
 
-const char *fl_pack_version(const fl_pack *pack) { return pack ? c_str(pack->view.root->pack_version()) : ""; }
+const char *fl_pack_version(const fl_pack *pack) { return pack ? c_str(pack->lib.top().root->pack_version()) : ""; }
 
 }  // extern "C"

@@ -56,7 +56,7 @@ fl_status fl_scanner_create(const fl_pack *pack, const fl_scanner_options *opts,
   pack_retain(pack);
   s->pack = pack;
   s->alloc = alloc;
-  if (s->lines.create(&pack->view, o.max_line_bytes, alloc) != Status::kOk) {
+  if (s->lines.create(&pack->lib, o.max_line_bytes, alloc) != Status::kOk) {
     fl_scanner_free(s);
     return FL_E_NOMEM;
   }

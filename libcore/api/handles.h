@@ -5,14 +5,19 @@
 
 #include "common/alloc.h"
 #include "faultline.h"
+#include "match/library.h"
 #include "match/line_scanner.h"
 #include "match/pack_reader.h"
 #include "platform/file_map.h"
 
 struct fl_pack {
-  faultline::PackView view;
+  faultline::PackView view;  // one pack; unused by a stack
+  faultline::Library lib;    // what scanners and diagnosers read: this pack, or the stack
   faultline::Allocator alloc;
   faultline::MappedFile map;  // set when the pack owns a file mapping
+  // A stack holds a reference to each of its packs, bottom first.
+  const fl_pack *layers[faultline::Library::kMaxLayers] = {};
+  uint32_t layer_count = 0;
   // The caller's reference (until fl_pack_free) and one per scanner and
   // diagnoser made from it: the pack is released with the last of them, so
   // freeing it early never leaves them reading freed memory.

@@ -347,7 +347,7 @@ int64_t error_file_group_rank(const Evidence &ev, const Diagnosis &d, const Grou
 // The hung rank: of the job's ranks, every one but one reported its failure
 // (an exit in the launcher's table, a timeout of its own); the silent one
 // stopped and was killed later. The job's size: as stated, else the ranks seen.
-int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const PackView &pack, int64_t min_reported = 1) {
+int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const Library &pack, int64_t min_reported = 1) {
   int64_t world = ev.world_size(), max_seen = -1;
   for (const RankOfPid &x : ev.pid_ranks) world = x.nranks > world ? x.nranks : world;
   for (int64_t r : d.group_rank) max_seen = r > max_seen ? r : max_seen;
@@ -441,7 +441,7 @@ void decide_printed(Diagnosis *d, int64_t rank, RankFrom from) {
 
 // The root was printed without a rank, or is collateral only: the job-level
 // evidence, strongest first. Returns true when some evidence named a rank.
-bool decide_from_job(const Evidence &ev, const PackView &pack, Diagnosis *d) {
+bool decide_from_job(const Evidence &ev, const Library &pack, Diagnosis *d) {
   Str host{};
   int64_t r;
   if ((r = signal_exit_rank(ev, &host)) >= 0) {
@@ -570,7 +570,7 @@ bool printed_by_another_rank_unordered(const Evidence &ev, const Diagnosis &d, c
   return false;
 }
 
-void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, Diagnosis *d) {
+void attribute_root(const Evidence &ev, const Library &pack, AgentMap *agents, Diagnosis *d) {
   if (d->verdict == Verdict::kInconclusive) {
     // The root names the suspect, not where the collateral was printed.
     decide_from_job(ev, pack, d);

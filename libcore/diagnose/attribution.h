@@ -55,6 +55,6 @@ bool several_failed(const Evidence &ev, uint32_t source);
 // the launcher saw killed by a signal, NCCL progress, the hung rank, and
 // last torchrun's "first observed failure" (a hint: it names the lowest rank
 // among those that failed in one monitoring interval). d->rank_source says which.
-void attribute_root(const Evidence &ev, const PackView &pack, AgentMap *agents, Diagnosis *d);
+void attribute_root(const Evidence &ev, const Library &pack, AgentMap *agents, Diagnosis *d);
 
 }  // namespace faultline

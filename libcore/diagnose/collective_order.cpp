@@ -28,7 +28,7 @@ struct OpCount {
 
 }  // namespace
 
-void Evidence::infer_collective_order(const PackView &pack) {
+void Evidence::infer_collective_order(const Library &pack) {
   uint32_t entry = kNoEntry;
   for (uint32_t i = 0; i < pack.entry_count() && entry == kNoEntry; i++)
     if (entry_has_tag(pack.entry(i), kTagCollectiveOrder)) entry = i;

@@ -22,16 +22,9 @@ constexpr uint64_t kWhatLines = 1;
 // after "NCCL error in: file:line, ...".
 constexpr uint64_t kLastErrorLines = 3;
 
-bool contains_id(const flatbuffers::Vector<uint32_t> *v, uint32_t x) {
-  if (!v) return false;
-  for (uint32_t y : *v)
-    if (y == x) return true;
-  return false;
-}
-
 struct Ctx {
   const Evidence &ev;
-  const PackView &pack;
+  const Library &pack;
   Diagnosis *out;
   Vec<uint8_t> holds;    // per group
   Vec<uint8_t> present;  // per entry: 1 if some group of it holds
@@ -122,7 +115,7 @@ int32_t pick_cause(Ctx &c) {
     distinct++;
     for (uint32_t y = 0; y < c.pack.entry_count(); y++) {
       if (y == x || !c.present[y] || c.pack.entry(y)->role() != fb::Role::Cause) continue;
-      if (contains_id(c.pack.entry(y)->causes(), x) && !contains_id(c.pack.entry(x)->causes(), y)) {
+      if (c.pack.causes(y, x) && !c.pack.causes(x, y)) {
         explained[x] = 1;
         explained_count++;
         break;
@@ -286,7 +279,7 @@ void collect_findings(Ctx &c) {
       Finding n;
       n.entry = g.entry;
       n.first_group = static_cast<uint32_t>(i);
-      n.caused_by_root = root && contains_id(root->causes(), g.entry);
+      n.caused_by_root = root && c.pack.causes(root_entry, g.entry);
       const Group *rg = d->root_group >= 0 ? &groups[d->root_group] : nullptr;
       bool same = rg && rg->source == g.source && rg->first_line == g.first_line;
       if (same && !symptom)
@@ -577,7 +570,7 @@ RootSite root_site(const Evidence &ev, const Diagnosis &d) {
   return r;
 }
 
-bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *d) {
+bool diagnose(const Evidence &ev, const Library &pack, Diagnosis *d) {
   Ctx c{ev, pack, d, Vec<uint8_t>(d->alloc), Vec<uint8_t>(d->alloc)};
   AgentMap agents(ev, d->alloc);
   rank_groups(ev, &agents, &d->group_rank, &d->group_rank_from);

@@ -69,7 +69,7 @@ struct Diagnosis {
 };
 
 // Evidence must be canonicalized first.
-bool diagnose(const Evidence &ev, const PackView &pack, Diagnosis *out);
+bool diagnose(const Evidence &ev, const Library &pack, Diagnosis *out);
 
 // Where the root stands in the logs, whichever kind of evidence it is: an
 // entry's group, an unknown exception, or the launcher's exit report.

@@ -15,7 +15,7 @@
 
 #include "common/growbuf.h"
 #include "common/limits.h"
-#include "match/pack_reader.h"
+#include "match/library.h"
 
 namespace faultline {
 
@@ -140,8 +140,8 @@ class Evidence {
 
   // The pack resolves entry ids; may be null for evidence read from a partial
   // before a pack is known (entries then resolve at report time).
-  void set_pack(const PackView *pack) { pack_ = pack; }
-  const PackView *pack() const { return pack_; }
+  void set_pack(const Library *pack) { pack_ = pack; }
+  const Library *pack() const { return pack_; }
 
   // Sources. begin_source returns the index of the source with that name
   // (an existing one is continued).
@@ -176,7 +176,7 @@ class Evidence {
   // logs made a group of that entry; replaces the group an earlier call
   // inferred. Reads the evidence in canonical order: canonicalize before and
   // after (the added group's place).
-  void infer_collective_order(const PackView &pack);
+  void infer_collective_order(const Library &pack);
 
   const char *str(Str s) const { return pool_.data() ? pool_.data() + s.off : ""; }
   bool str_eq(Str s, const char *p, size_t n) const;
@@ -249,7 +249,7 @@ class Evidence {
   void drop_group(uint32_t gi);  // erases a group (no-op for kNoEntry)
 
   Allocator alloc_;
-  const PackView *pack_ = nullptr;
+  const Library *pack_ = nullptr;
   Text pool_;
   size_t pool_garbage_ = 0;  // bytes of pool_ no record uses any more (erased candidates)
   Vec<uint32_t> table_;      // open addressing over groups: index + 1, 0 = empty

@@ -177,6 +177,26 @@ uint32_t LineMatcher::match_line(const uint8_t *line, size_t len, OnMatch on_mat
   return matches;
 }
 
+uint32_t LineMatcher::frame_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx) {
+  touched_count_ = 0;
+  complete_count_ = 0;
+  message_start_ = 0;
+  quiet_header_ = false;
+  out_of_work_ = false;
+  const LiteralFilterView &lf = pack_->literals;
+  if (lf.usable) {
+    if (lf.framing_dfas)
+      for (uint32_t d : *lf.framing_dfas)
+        if (afford(len)) run_dfa(d, line, len);
+  } else {
+    for (uint32_t d = 0; d < pack_->dfa_count() && afford(len); d++) run_dfa(d, line, len);
+  }
+  for (uint32_t i = 0; i < touched_count_; i++) seen_[touched_[i]] = 0;
+  const uint32_t matches = peel_prefixes(line, len, on_match, ctx);
+  if (out_of_work_) over_budget_lines_++;
+  return matches;
+}
+
 uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always) {
   const LiteralFilterView &lf = pack_->literals;
   if (lf.usable && !frame_always) {

@@ -37,6 +37,11 @@ class LineMatcher {
   // (flc uses it to test framing examples).
   uint32_t match_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always = false);
 
+  // Only the line's framing patterns (its prefixes), whatever entries it
+  // holds: a stack of packs frames a line with every pack's formats before
+  // any pack reports its events (LineScanner). Returns the number of matches.
+  uint32_t frame_line(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
+
   // Where the message of the line last matched begins: past every framing
   // prefix peeled off its front (0 when none).
   uint32_t message_start() const { return message_start_; }

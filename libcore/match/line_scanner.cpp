@@ -122,17 +122,27 @@ LineScanner::~LineScanner() {
 }
 
 Status LineScanner::create(const PackView *pack, uint32_t max_line_bytes, const Allocator &alloc) {
-  pack_ = pack;
+  own_.init_single(pack);
+  return create(&own_, max_line_bytes, alloc);
+}
+
+Status LineScanner::create(const Library *lib, uint32_t max_line_bytes, const Allocator &alloc) {
+  lib_ = lib;
   alloc_ = alloc;
   max_line_bytes_ = max_line_bytes ? max_line_bytes : kDefaultMaxLineBytes;
-  max_captures_ = pack->root->max_slot_count() / 2;
+  max_captures_ = lib->max_slot_count() / 2;
   line_ = static_cast<uint8_t *>(alloc_.allocate(max_line_bytes_));
   clean_ = static_cast<uint8_t *>(alloc_.allocate(max_line_bytes_));
   captures_ = static_cast<fl_capture *>(alloc_.allocate_zeroed(max_captures_ ? max_captures_ : 1, sizeof(fl_capture)));
   if (!line_ || !clean_ || !captures_) return Status::kNoMem;
-  const Status st = matcher_.create(pack, alloc_);
-  if (st == Status::kOk) matcher_.use_work_budget();
-  return st;
+  filtered_ = true;
+  for (uint32_t k = 0; k < lib->layer_count(); k++) {
+    const Status st = matchers_[k].create(&lib->layer(k), alloc_);
+    if (st != Status::kOk) return st;
+    matchers_[k].use_work_budget();
+    filtered_ = filtered_ && lib->layer(k).literals.usable;
+  }
+  return Status::kOk;
 }
 
 void LineScanner::get_stats(fl_scanner_stats *out) const {
@@ -140,9 +150,15 @@ void LineScanner::get_stats(fl_scanner_stats *out) const {
   out->lines = lines_;
   out->truncated_lines = truncated_lines_;
   out->events = events_;
-  out->candidate_lines = matcher_.candidate_lines();
+  // A stack's counts are summed over its packs.
+  uint64_t candidates = 0, over_budget = 0;
+  for (uint32_t k = 0; k < lib_->layer_count(); k++) {
+    candidates += matchers_[k].candidate_lines();
+    over_budget += matchers_[k].over_budget_lines();
+  }
+  out->candidate_lines = candidates;
   if (out->struct_size >= offsetof(fl_scanner_stats, over_budget_lines) + sizeof out->over_budget_lines)
-    out->over_budget_lines = matcher_.over_budget_lines();
+    out->over_budget_lines = over_budget;
 }
 
 // ---------------------------------------------------------------------------
@@ -155,7 +171,8 @@ void LineScanner::on_match(void *self, uint32_t pattern_index, const int32_t *sl
 // A pattern matched the line being matched: a framing pattern adds to its
 // frame (framing patterns come first), an entry pattern becomes an event.
 void LineScanner::report(uint32_t pattern_index, const int32_t *slots) {
-  const fb::Pattern *pat = pack_->pattern(pattern_index);
+  const PackView &pack = lib_->layer(layer_);
+  const fb::Pattern *pat = pack.pattern(pattern_index);
   const auto *names = pat->capture_names();
   if (pat->entry() == kFramingEntry) {
     if (!slots || !names) return;
@@ -165,15 +182,17 @@ void LineScanner::report(uint32_t pattern_index, const int32_t *slots) {
     }
     return;
   }
+  const uint32_t entry = lib_->live_entry(layer_, pat->entry());
+  if (entry == Library::kNone) return;  // replaced or turned off by a pack above
   events_++;
   if (stopped_ || !fn_) return;
   fl_event ev;
   std::memset(&ev, 0, sizeof ev);
   ev.struct_size = sizeof ev;
   ev.flags = text_truncated_ ? FL_EVENT_LINE_TRUNCATED : 0u;
-  ev.entry = pat->entry();
-  ev.pattern_index = pattern_index;
-  ev.entry_id = pack_->entry(pat->entry())->id()->c_str();
+  ev.entry = entry;
+  ev.pattern_index = lib_->pattern_base(layer_) + pattern_index;
+  ev.entry_id = pack.entry(pat->entry())->id()->c_str();
   ev.pattern = pat->name() ? pat->name()->c_str() : "";
   ev.line_number = line_number_;
   ev.byte_offset = line_start_;
@@ -207,8 +226,9 @@ void LineScanner::match(const uint8_t *text, size_t len, bool truncated) {
   // The work budget is earned by every byte of the stream up to this line's
   // end, by stream offset: the same whatever the chunking.
   const uint64_t line_end = line_start_ + len + 1;
+  const uint32_t layers = lib_->layer_count();
   if (line_end > earned_to_) {
-    matcher_.earn(line_end - earned_to_);
+    for (uint32_t k = 0; k < layers; k++) matchers_[k].earn(line_end - earned_to_);
     earned_to_ = line_end;
   }
   line_number_++;
@@ -222,7 +242,16 @@ void LineScanner::match(const uint8_t *text, size_t len, bool truncated) {
   text_ = text;
   text_len_ = len;
   text_truncated_ = truncated;
-  matcher_.match_line(text, len, on_match, this);
+  if (layers == 1) {
+    layer_ = 0;
+    matchers_[0].match_line(text, len, on_match, this);
+    return;
+  }
+  // A stack: a site's own prefix format frames our entries' lines, and our
+  // formats frame the site's entries, so every pack frames the line first.
+  for (layer_ = 0; layer_ < layers; layer_++) matchers_[layer_].frame_line(text, len, on_match, this);
+  for (layer_ = 0; layer_ < layers; layer_++) matchers_[layer_].match_line(text, len, on_match, this);
+  layer_ = 0;
 }
 
 // Matches one whole line lying in the chunk, at `p`.
@@ -319,22 +348,35 @@ void LineScanner::skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t
   line_start_ = offset_ + static_cast<uint64_t>(end - chunk);
 }
 
-// Whole lines [p, end) of the chunk through the literal filter: only lines
-// holding a key are matched. Each byte is looked at by each search once: a
-// hit beyond the line just matched stays valid for the next round.
+// The first key of any pack in [p, end), or end. `long_hits` and
+// `short_hits` keep each pack's last find: a hit beyond the line just
+// matched stays valid for the next round, so each byte is looked at by each
+// search once.
+const uint8_t *LineScanner::next_key(const uint8_t *p, const uint8_t *end, const uint8_t **long_hits,
+                                     const uint8_t **short_hits) const {
+  const uint8_t *hit = end;
+  for (uint32_t k = 0; k < lib_->layer_count(); k++) {
+    const LiteralFilterView &f = lib_->layer(k).literals;
+    if (!long_hits[k] || long_hits[k] < p) {
+      long_hits[k] = literal_find_long(f, p, end);
+      if (!long_hits[k]) long_hits[k] = end;
+    }
+    if (!short_hits[k] || short_hits[k] < p) {
+      short_hits[k] = f.short_keys ? literal_find_short(f, p, end) : end;
+      if (!short_hits[k]) short_hits[k] = end;
+    }
+    if (long_hits[k] < hit) hit = long_hits[k];
+    if (short_hits[k] < hit) hit = short_hits[k];
+  }
+  return hit;
+}
+
+// Whole lines [p, end) of the chunk through the literal filters: only lines
+// holding a key are matched.
 void LineScanner::scan_filtered(const uint8_t *p, const uint8_t *end, const uint8_t *chunk) {
-  const LiteralFilterView &f = pack_->literals;
-  const uint8_t *long_hit = nullptr, *short_hit = f.short_keys ? nullptr : end;
+  const uint8_t *long_hits[Library::kMaxLayers] = {}, *short_hits[Library::kMaxLayers] = {};
   while (p < end) {
-    if (!long_hit || long_hit < p) {
-      long_hit = literal_find_long(f, p, end);
-      if (!long_hit) long_hit = end;
-    }
-    if (!short_hit || short_hit < p) {
-      short_hit = literal_find_short(f, p, end);
-      if (!short_hit) short_hit = end;
-    }
-    const uint8_t *hit = long_hit < short_hit ? long_hit : short_hit;
+    const uint8_t *hit = next_key(p, end, long_hits, short_hits);
     if (hit == end) break;
     const uint8_t *line = hit;
     while (line > p && line[-1] != '\n' && line[-1] != '\r') line--;
@@ -372,7 +414,7 @@ bool LineScanner::feed(const uint8_t *p, size_t len, fl_event_fn fn, void *ctx) 
   // Whole lines are matched in place; what follows the last break is carried.
   const uint8_t *last = after_last_break(p, end);
   if (last > p) {
-    if (pack_->literals.usable)
+    if (filtered_)
       scan_filtered(p, last, begin);
     else
       scan_each(p, last, begin);

@@ -12,6 +12,7 @@
 #include "common/alloc.h"
 #include "common/vocabulary.h"
 #include "faultline.h"
+#include "match/library.h"
 #include "match/line_matcher.h"
 #include "match/pack_reader.h"
 
@@ -43,6 +44,10 @@ class LineScanner {
   // Sizes the line buffers from max_line_bytes (0 = kDefaultMaxLineBytes) and
   // the pack. Returns kNoMem on failure. The pack must outlive the scanner.
   Status create(const PackView *pack, uint32_t max_line_bytes, const Allocator &alloc);
+  // The same over a library (one pack or a stack): events carry the
+  // library's entry and pattern indices, and entries an upper pack replaced
+  // or turned off report nothing. The library must outlive the scanner.
+  Status create(const Library *lib, uint32_t max_line_bytes, const Allocator &alloc);
 
   // Feeds the next bytes of the stream. Complete lines are matched now, each
   // match reported to `fn` (events point into the chunk or the scanner's line
@@ -64,9 +69,14 @@ class LineScanner {
   void get_stats(fl_scanner_stats *out) const;
 
  private:
-  const PackView *pack_ = nullptr;
+  const Library *lib_ = nullptr;
+  Library own_;  // the library of create(PackView)
   Allocator alloc_;
-  LineMatcher matcher_;
+  // One matcher per pack of the library. A stack frames each line with every
+  // pack's prefixes first, then matches each pack's entries (match()).
+  LineMatcher matchers_[Library::kMaxLayers];
+  uint32_t layer_ = 0;     // the pack whose matcher is reporting
+  bool filtered_ = false;  // every pack has a usable literal filter
   uint32_t max_line_bytes_ = 0;
 
   // The line being assembled across chunks: at most max_line_bytes_ kept.
@@ -110,6 +120,7 @@ class LineScanner {
   const uint8_t *close_carried_line(const uint8_t *p, const uint8_t *begin, const uint8_t *end, bool seen);
   void skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
   void scan_filtered(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
+  const uint8_t *next_key(const uint8_t *p, const uint8_t *end, const uint8_t **long_hits, const uint8_t **short_hits) const;
   void scan_each(const uint8_t *p, const uint8_t *end, const uint8_t *chunk);
 };
 

@@ -14,6 +14,10 @@ using Strings = flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
 const char *s(const flatbuffers::String *x) { return x ? x->c_str() : ""; }
 
+// One line of pack text (ids, titles): a pack is not trusted to hold no
+// control bytes, so they become '?' as in every other field of the page.
+void add_field(Text *out, const flatbuffers::String *x) { add_safe(out, s(x), x ? x->size() : 0); }
+
 // Display names of code_examples[].stack (flc's closed list); a pack from
 // elsewhere may name another: shown as it is, escaped.
 const char *stack_name(const char *key) {
@@ -121,17 +125,27 @@ struct Page {
 
 }  // namespace
 
-void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text *out) {
+void render_entry_page(const Library &pack, uint32_t index, bool markdown, Text *out) {
   const fb::Entry *e = pack.entry(index);
+  const PackView &own = pack.layer(pack.layer_of(index));
   Page p{out, markdown};
-  if (markdown)
-    out->addf("# %s\n\n", s(e->title()));
-  else
-    out->addf("%s\n\n", s(e->title()));
-  out->addf(markdown ? "`%s` · type `%s` · category `%s` · severity %s · role %s · action %s\n"
-                     : "%s  (type %s, category %s, severity %s, role %s, action %s)\n",
-            s(e->id()), s(e->type()), s(e->category()), severity_name(e->severity()), role_name(e->role()),
-            action_name(e->action()));
+  out->add(markdown ? "# " : "");
+  add_field(out, e->title());
+  out->add(markdown ? "\n\n`" : "\n\n");
+  add_field(out, e->id());
+  out->add(markdown ? "` · type `" : "  (type ");
+  add_field(out, e->type());
+  out->add(markdown ? "` · category `" : ", category ");
+  add_field(out, e->category());
+  out->addf(markdown ? "` · severity %s · role %s · action %s\n" : ", severity %s, role %s, action %s)\n",
+            severity_name(e->severity()), role_name(e->role()), action_name(e->action()));
+  if (pack.layer_count() > 1) {
+    out->add(markdown ? "\nFrom the pack `" : "From the pack ");
+    add_safe(out, pack.origin(index), std::strlen(pack.origin(index)));
+    out->add(pack.replaces(index) ? (markdown ? "`, in place of the entry of the same id below it.\n"
+                                              : ", in place of the entry of the same id below it.\n")
+                                  : (markdown ? "`.\n" : ".\n"));
+  }
   if (e->deprecated()) out->add("DEPRECATED: kept so the id stays reserved; not reported as a diagnosis.\n");
   p.heading("Summary");
   p.para(s(e->summary()));
@@ -196,7 +210,11 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
   if (e->versions() && e->versions()->size()) {
     p.heading("Versions");
     for (const auto *v : *e->versions()) {
-      out->addf(markdown ? "- %s %s: " : "  - %s %s: ", s(v->component()), s(v->range()));
+      out->add(markdown ? "- " : "  - ");
+      add_field(out, v->component());
+      out->addc(' ');
+      add_field(out, v->range());
+      out->add(": ");
       p.para(s(v->note()));
     }
   }
@@ -204,26 +222,46 @@ void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text
   p.para(s(e->fingerprint()));
   p.heading("Matched by");
   for (uint32_t i = 0; i < e->pattern_count(); i++) {
-    const fb::Pattern *pat = pack.pattern(e->first_pattern() + i);
-    out->addf(markdown ? "- `%s`: `%s`\n  Source: " : "  - %s: %s\n    source: ", s(pat->name()), s(pat->regex()));
+    const fb::Pattern *pat = own.pattern(e->first_pattern() + i);
+    out->add(markdown ? "- `" : "  - ");
+    add_field(out, pat->name());
+    out->add(markdown ? "`: `" : ": ");
+    add_field(out, pat->regex());
+    out->add(markdown ? "`\n  Source: " : "\n    source: ");
     p.para(s(pat->source()));
   }
-  if (e->related() && e->related()->size()) {
-    p.heading("Related");
-    for (uint32_t r : *e->related())
-      if (r < pack.entry_count())
-        out->addf(markdown ? "- `%s` (%s): %s\n" : "  - %s (%s): %s\n", s(pack.entry(r)->id()),
-                  severity_name(pack.entry(r)->severity()), s(pack.entry(r)->title()));
-  }
-  if (e->causes() && e->causes()->size()) {
-    p.heading("Often followed by");
-    for (uint32_t r : *e->causes())
-      if (r < pack.entry_count()) out->addf(markdown ? "- `%s`\n" : "  - %s\n", s(pack.entry(r)->id()));
-  }
+  bool first = true;
+  pack.for_each_related(index, [&](uint32_t r) {
+    if (first) p.heading("Related");
+    first = false;
+    out->add(markdown ? "- `" : "  - ");
+    add_field(out, pack.entry(r)->id());
+    out->addf(markdown ? "` (%s): " : " (%s): ", severity_name(pack.entry(r)->severity()));
+    add_field(out, pack.entry(r)->title());
+    out->addc('\n');
+  });
+  first = true;
+  pack.for_each_cause(index, [&](uint32_t r) {
+    if (first) p.heading("Often followed by");
+    first = false;
+    out->add(markdown ? "- `" : "  - ");
+    add_field(out, pack.entry(r)->id());
+    out->add(markdown ? "`\n" : "\n");
+  });
   p.heading("References");
   if (e->references())
-    for (const auto *r : *e->references()) out->addf(markdown ? "- [%s](%s)\n" : "  - %s\n    %s\n", s(r->title()), s(r->url()));
-  if (e->source_path()) out->addf(markdown ? "\n_Source: `signatures/%s`_\n" : "\n(signatures/%s)\n", s(e->source_path()));
+    for (const auto *r : *e->references()) {
+      out->add(markdown ? "- [" : "  - ");
+      add_field(out, r->title());
+      out->add(markdown ? "](" : "\n    ");
+      add_field(out, r->url());
+      out->add(markdown ? ")\n" : "\n");
+    }
+  if (e->source_path()) {
+    out->add(markdown ? "\n_Source: `signatures/" : "\n(signatures/");
+    add_field(out, e->source_path());
+    out->add(markdown ? "`_\n" : ")\n");
+  }
 }
 
 }  // namespace faultline

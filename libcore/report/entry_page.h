@@ -3,10 +3,10 @@
 #pragma once
 
 #include "common/growbuf.h"
-#include "match/pack_reader.h"
+#include "match/library.h"
 
 namespace faultline {
 
-void render_entry_page(const PackView &pack, uint32_t index, bool markdown, Text *out);
+void render_entry_page(const Library &pack, uint32_t index, bool markdown, Text *out);
 
 }  // namespace faultline

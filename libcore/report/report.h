@@ -11,7 +11,7 @@ namespace faultline {
 
 struct ReportInput {
   const Evidence &ev;
-  const PackView &pack;
+  const Library &pack;
   const Diagnosis &d;
   const char *incomplete = nullptr;  // why the inputs were not read whole; NULL when they were
 };

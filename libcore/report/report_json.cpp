@@ -68,13 +68,17 @@ void str_or_null(JsonWriter &w, const char *key, const Evidence &ev, Str s) {
     w.null();
 }
 
-void entry_basics(JsonWriter &w, const fb::Entry *e) {
+// `pack`: the library the entry comes from ("faultline", or a site's pack
+// over it), so that a stack's report says whose knowledge it applied.
+void entry_basics(JsonWriter &w, const Library &lib, uint32_t index) {
+  const fb::Entry *e = lib.entry(index);
   w.kv("id", e->id()->c_str());
   w.kv("title", e->title() ? e->title()->c_str() : "");
   w.kv("category", e->category() ? e->category()->c_str() : "");
   w.kv("type", e->type() ? e->type()->c_str() : "other");
   w.kv("severity", severity_name(e->severity()));
   w.kv("role", role_name(e->role()));
+  w.kv("pack", lib.origin(index));
 }
 
 void where(JsonWriter &w, const Evidence &ev, uint32_t source, uint64_t line, Str time, Str text) {
@@ -101,10 +105,9 @@ void finding_list(JsonWriter &w, const ReportInput &in, const char *key, const V
   w.key(key);
   w.begin_array();
   for (const Finding &f : list) {
-    const fb::Entry *e = in.pack.entry(f.entry);
     const Group &g = in.ev.groups[f.first_group];
     w.begin_object();
-    entry_basics(w, e);
+    entry_basics(w, in.pack, f.entry);
     ranks_array(w, f.ranks, f.rank_count);
     w.kv_num("more_ranks", f.more_ranks);
     w.kv_num("count", static_cast<int64_t>(f.count));
@@ -160,7 +163,7 @@ void root_object(JsonWriter &w, const ReportInput &in) {
   w.begin_object();
   if (d.root_group >= 0) {
     const Group &g = ev.groups[d.root_group];
-    entry_basics(w, in.pack.entry(g.entry));
+    entry_basics(w, in.pack, g.entry);
     rank_or_null(w, "rank", d.root_rank);
     rank_evidence(w, d);
     ranks_array(w, d.root_ranks.data(), d.root_ranks.size());
@@ -355,8 +358,24 @@ void render_json(const ReportInput &in, Text *out) {
   w.end_object();
   w.key("pack");
   w.begin_object();
-  w.kv("version", in.pack.root->pack_version() ? in.pack.root->pack_version()->c_str() : "");
+  const fb::Pack *top = in.pack.top().root;
+  w.kv("version", top->pack_version() ? top->pack_version()->c_str() : "");
   w.kv_num("entries", in.pack.entry_count());
+  // Bottom first: ours, then the packs a site stacked over it.
+  w.key("layers");
+  w.begin_array();
+  for (uint32_t k = 0; k < in.pack.layer_count(); k++) {
+    const PackView &v = in.pack.layer(k);
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(v.header.content_hash));
+    w.begin_object();
+    w.kv("name", v.root->library_name() ? v.root->library_name()->c_str() : "");
+    w.kv("version", v.root->pack_version() ? v.root->pack_version()->c_str() : "");
+    w.kv_num("entries", v.entry_count());
+    w.kv("content_hash", hash);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   w.kv("faultline_version", fl_version_string());
   w.end_object();

@@ -152,6 +152,35 @@ fl_status open_and_scan(const fl_allocator *al, const void *) {
   return st;
 }
 
+// A stack of the default pack and the example site pack, and a scanner on it.
+fl_status stack_and_scan(const fl_allocator *al, const void *) {
+  fl_pack_options po = FL_PACK_OPTIONS_INIT;
+  po.allocator = al;
+  fl_pack *ours = nullptr, *site = nullptr, *stack = nullptr;
+  fl_status st = fl_pack_open_default(&po, &ours, nullptr, 0);
+  if (st == FL_OK) st = fl_pack_open_file(FAULTLINE_SITE_PACK, &po, &site, nullptr, 0);
+  if (st == FL_OK) {
+    const fl_pack *both[] = {ours, site};
+    st = fl_pack_stack(both, 2, &po, &stack, nullptr, 0);
+    if (st != FL_OK && stack) st = FL_E_INVALID_ARG;  // no handle on failure
+  }
+  fl_scanner *s = nullptr;
+  if (st == FL_OK) {
+    fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
+    so.allocator = al;
+    st = fl_scanner_create(stack, &so, &s);
+    static const char line[] =
+        "error: prolog failed: rc:1 output:ERROR:  nhc:  Health check failed:  check_gpu_count:  Expected 8\n";
+    if (st == FL_OK) st = fl_scanner_feed(s, line, sizeof line - 1, nullptr, nullptr);
+    if (st != FL_OK && s) st = FL_E_INVALID_ARG;
+  }
+  fl_scanner_free(s);
+  fl_pack_free(stack);
+  fl_pack_free(site);
+  fl_pack_free(ours);
+  return st;
+}
+
 // A job: named sources and their bytes.
 using Job = std::vector<std::pair<std::string, std::string>>;
 
@@ -248,6 +277,7 @@ TEST_CASE("allocation failures: every site on pack open, scanner creation and di
   add(fail_every_allocation(open_default, nullptr));
   add(fail_every_allocation(open_file, nullptr));
   add(fail_every_allocation(open_and_scan, nullptr));
+  add(fail_every_allocation(stack_and_scan, nullptr));
 
   fl_pack *pack = nullptr;
   REQUIRE(fl_pack_open_default(nullptr, &pack, nullptr, 0) == FL_OK);

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 
@@ -38,6 +38,8 @@ class Root:
     template: Optional[str] = None
     # Which evidence decided `rank` (schema 2): {"source", "detail", "certainty"}, or None.
     rank_evidence: Optional[Dict[str, str]] = None
+    # The library the entry comes from: "faultline", or a site's pack stacked over it.
+    pack: str = ""
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Finding:
     count: int
     reason: str
     first: Where
+    pack: str = ""
 
 
 @dataclass
@@ -134,13 +137,19 @@ class Report:
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "Report":
+        # Fields are only ever appended to the schema: keys this binding does
+        # not know yet are left out (they stay in to_dict()).
+        def known(cls, x):
+            names = {f.name for f in fields(cls)}
+            return {k: v for k, v in x.items() if k in names}
+
         def finding(x):
-            return Finding(**{**x, "first": Where(**x["first"])})
+            return Finding(**{**known(Finding, x), "first": Where(**known(Where, x["first"]))})
 
         fix = d["fix"]
         return cls(
             schema=d["schema"], verdict=d["verdict"], summary=d["summary"],
-            root=Root(**d["root"]) if d["root"] else None,
+            root=Root(**known(Root, d["root"])) if d["root"] else None,
             decided_by=d["decided_by"], confidence=Confidence(**d["confidence"]),
             collateral=[finding(x) for x in d["collateral"]], findings=[finding(x) for x in d["findings"]],
             missing_evidence=list(d["missing_evidence"]), action=Action(**d["action"]),
