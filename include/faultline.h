@@ -330,6 +330,45 @@ FL_API const char *fl_pack_base_versions(const fl_pack *pack);
 FL_API const char *fl_pack_entry_origin(const fl_pack *pack, uint32_t index);
 FL_API int fl_pack_entry_replaces(const fl_pack *pack, uint32_t index);
 
+/* ---- Hot reload ---------------------------------------------------------- */
+
+/**
+ * A slot holding the current pack of a long-running host (a launcher
+ * wrapper, a daemon, an editor server): one thread swaps a new pack in while
+ * others take the current one for each new scanner or diagnoser. Those made
+ * from the old pack keep it (they hold references) and finish their work on
+ * it; it is freed with the last of them.
+ *   fl_pack *p = fl_pack_slot_get(slot);     // for each new job
+ *   fl_diagnoser_create(p, NULL, &d);  fl_pack_free(p);
+ *   ...
+ *   fl_pack_slot_set(slot, new_pack);        // on SIGHUP / file change
+ */
+typedef struct fl_pack_slot fl_pack_slot;
+
+/**
+ * Creates a slot holding `pack` (the slot takes its own reference).
+ * @return FL_OK, FL_E_INVALID_ARG (NULL) or FL_E_NOMEM.
+ * Thread-safety: always safe.  Since: 0.2
+ */
+FL_API fl_status fl_pack_slot_create(const fl_pack *pack, const fl_allocator *allocator, fl_pack_slot **out);
+
+/**
+ * A new reference to the slot's current pack, to be freed with fl_pack_free;
+ * NULL only for a NULL slot.
+ * Thread-safety: safe, concurrently with fl_pack_slot_set.  Since: 0.2
+ */
+FL_API fl_pack *fl_pack_slot_get(fl_pack_slot *slot);
+
+/**
+ * Puts `pack` in the slot (taking a reference) and drops the slot's
+ * reference to the pack it held. @return FL_OK or FL_E_INVALID_ARG (NULL).
+ * Thread-safety: safe, concurrently with fl_pack_slot_get and other sets.  Since: 0.2
+ */
+FL_API fl_status fl_pack_slot_set(fl_pack_slot *slot, const fl_pack *pack);
+
+/** Frees the slot and its reference to the current pack. NULL is a no-op. Since: 0.2 */
+FL_API void fl_pack_slot_free(fl_pack_slot *slot);
+
 /* ---- Scanners ----------------------------------------------------------- */
 
 /** Per-stream matching state: lines, the current partial line, VM memory. */

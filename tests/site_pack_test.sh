@@ -66,4 +66,26 @@ grep -q "over the library 'someone-else'" "$work/other.err" || fail "other: $(ca
 "$faultline" diagnose --pack default --pack "$work/other.flpack" "$log" >/dev/null 2>"$work/other2.err"
 [ $? -eq 2 ] || fail "a stack with a site pack over another library was accepted"
 grep -q "cannot stack" "$work/other2.err" || fail "other2: $(cat "$work/other2.err")"
+# faultline run reloads a pack file replaced during the run: the output after
+# the change is read with the new pack, what was found before is kept.
+cp "$base" "$work/live.flpack"
+"$faultline" run --report "$work/run.json" --pack "$work/live.flpack" -- sh -c '
+  echo "gpu-07:123:456 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5678> with error 12, opcode 0, len 0, vendor err 129"
+  sleep 3
+  echo "error: prolog failed: rc:1 output:ERROR:  nhc:  Health check failed:  check_gpu_count:  Expected 8 and found 7"
+  exit 3' >/dev/null 2>"$work/run.err" &
+run=$!
+sleep 1
+cp "$work/site.flpack" "$work/live.tmp" && mv "$work/live.tmp" "$work/live.flpack"
+wait $run
+[ $? -eq 3 ] || fail "run: not the command's status: $(cat "$work/run.err")"
+grep -q "reloaded 1 time: example-site" "$work/run.err" || fail "run did not say it reloaded: $(cat "$work/run.err")"
+python3 - "$work/run.json" <<'PY' || fail "run report: $(cat "$work/run.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ids = {r["root"]["id"]} | {f["id"] for f in r["collateral"] + r["findings"]}
+assert "site-nhc-health-check-failed" in ids, ids        # known only to the new pack, printed after the change
+assert "nccl-ib-transport-retry-exceeded" in ids, ids    # found before the change, kept
+assert [l["name"] for l in r["pack"]["layers"]] == ["faultline", "example-site"], r["pack"]
+PY
 echo "site_pack: ok"

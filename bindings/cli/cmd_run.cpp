@@ -19,12 +19,15 @@
 // The command's process is child_process.cpp's job, its output's way through
 // output_relay.cpp's, the diagnosis thread diagnosis_queue.cpp's; this file
 // holds the steps around them.
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "child_process.h"
 #include "commands.h"
@@ -59,6 +62,8 @@ int usage(int status) {
                "(and writes the JSON report to --report FILE, the one-line summary, at most 1 KiB, to\n"
                "--summary-file FILE). Exits with COMMAND's status (128+N if killed by signal N).\n"
                "The pack: --pack, else FAULTLINE_PACK, else the embedded one.\n"
+               "A pack file that changes during the run (replaced by mv, or rewritten) is reloaded between two\n"
+               "chunks of output, if it opens: what was found so far is kept, later output is read with the new pack.\n"
                "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to faultline are forwarded to COMMAND (not those from\n"
                "the terminal, e.g. Ctrl-C: COMMAND already got them).\n"
                "When COMMAND exits but a process it left behind still holds its stdout or stderr, the output is\n"
@@ -110,15 +115,50 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
   return true;
 }
 
+// The pack files of the run as they were when read: an atomic replacement
+// (a new inode), or a file rewritten in place (size, time), is a new pack.
+struct PackFileState {
+  std::string path;
+  struct stat st {};
+  bool exists = false;
+};
+
+bool same_file_state(const PackFileState &a, const PackFileState &b) {
+  if (a.exists != b.exists) return false;
+  return !a.exists || (a.st.st_dev == b.st.st_dev && a.st.st_ino == b.st.st_ino && a.st.st_size == b.st.st_size &&
+                       a.st.st_mtim.tv_sec == b.st.st_mtim.tv_sec && a.st.st_mtim.tv_nsec == b.st.st_mtim.tv_nsec);
+}
+
+std::vector<PackFileState> pack_file_states(const std::vector<std::string> &paths) {
+  std::vector<PackFileState> out;
+  for (const std::string &p : paths) {
+    PackFileState s;
+    s.path = p;
+    s.exists = stat(p.c_str(), &s.st) == 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
 // One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
 // each stream's lines must stay whole. They are merged at the end.
 struct StreamDiagnosers {
   fl_pack *pack = nullptr;
   fl_diagnoser *out = nullptr;  // the command's stdout; stderr's evidence is merged into it
   fl_diagnoser *err = nullptr;  // the command's stderr
+  // Hot reload (on the diagnosis thread): the pack files are looked at once a
+  // second; a changed one is read, and if the stack opens, the diagnosis goes
+  // on with it (evidence so far carried over by entry id, as partials are).
+  std::string pack_option;
+  std::vector<PackFileState> files;
+  std::chrono::steady_clock::time_point next_look{};
+  int reloads = 0;
+  std::string reload_error;  // why the last changed pack was not taken
 };
 
 bool open_stream_diagnosers(StreamDiagnosers *d, const std::string &pack_path) {
+  d->pack_option = pack_path;
+  d->files = pack_file_states(chosen_pack_files(pack_path));
   if (!(d->pack = open_chosen_pack("run", pack_path))) return false;
   if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
     eprintf("faultline run: out of memory\n");
@@ -135,6 +175,57 @@ void free_stream_diagnosers(StreamDiagnosers &d) {
   fl_pack_free(d.pack);
 }
 
+// A diagnoser on `pack` holding what `old` gathered (by entry id), reading
+// `stream` on from here. NULL when out of memory (`old` is kept then).
+fl_diagnoser *carry_over(fl_diagnoser *old, fl_pack *pack, const char *stream, int reload) {
+  const void *part = nullptr;
+  size_t len = 0;
+  fl_diagnoser *d = nullptr;
+  if (fl_diagnoser_partial(old, &part, &len) != FL_OK || fl_diagnoser_create(pack, nullptr, &d) != FL_OK) return nullptr;
+  if (fl_diagnoser_merge_partial(d, part, len) != FL_OK) {
+    fl_diagnoser_free(d);
+    return nullptr;
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "%s after pack reload %d", stream, reload);
+  fl_diagnoser_begin_source(d, name);
+  return d;
+}
+
+// Between two chunks: takes a changed pack if it opens whole.
+void reload_if_changed(StreamDiagnosers &d) {
+  if (d.files.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < d.next_look) return;
+  d.next_look = now + std::chrono::seconds(1);
+  std::vector<PackFileState> states = pack_file_states(chosen_pack_files(d.pack_option));
+  bool changed = false;
+  for (size_t i = 0; i < states.size() && i < d.files.size(); i++) changed = changed || !same_file_state(states[i], d.files[i]);
+  if (!changed) return;
+  d.files = states;  // a pack that fails is tried again only once it changes again
+  std::string why;
+  fl_pack *pack = open_chosen_pack("run", d.pack_option, &why);
+  if (!pack) {
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    d.reload_error = why;
+    return;
+  }
+  fl_diagnoser *out = carry_over(d.out, pack, "stdout", d.reloads + 1);
+  fl_diagnoser *err = out ? carry_over(d.err, pack, "stderr", d.reloads + 1) : nullptr;
+  if (!out || !err) {
+    fl_diagnoser_free(out);
+    fl_pack_free(pack);
+    d.reload_error = "out of memory";
+    return;
+  }
+  fl_diagnoser_free(d.out);
+  fl_diagnoser_free(d.err);
+  fl_pack_free(d.pack);
+  d.out = out, d.err = err, d.pack = pack;
+  d.reloads++;
+  d.reload_error.clear();
+}
+
 void merge_stderr_into_stdout(StreamDiagnosers &d) {
   const void *part = nullptr;
   size_t part_len = 0;
@@ -144,6 +235,7 @@ void merge_stderr_into_stdout(StreamDiagnosers &d) {
 // Feeds (or passes over) the queue's chunks on its worker thread.
 DiagnosisQueue::Consume diagnose_into(StreamDiagnosers &d) {
   return [&d](int stream, const char *bytes, size_t len, DiagnosisQueue::Use use) {
+    reload_if_changed(d);
     fl_diagnoser *to = stream == 0 ? d.out : d.err;
     if (use == DiagnosisQueue::Use::kDiagnose)
       fl_diagnoser_feed(to, bytes, len);
@@ -174,12 +266,19 @@ void warn_output_still_held(double grace) {
 }
 
 // On stderr, after everything the command wrote there.
-void print_diagnosis(fl_diagnoser *d, int status) {
+void print_diagnosis(const StreamDiagnosers &d, int status) {
   const char *text = nullptr;
   const int format = use_color(ColorMode::kAuto, 2) ? FL_REPORT_TEXT_COLOR : FL_REPORT_TEXT;
-  if (fl_diagnoser_report(d, format, &text, nullptr) == FL_OK)
-    // The report escapes what came from the log; its colors are its own.
-    std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n%s", status, text);
+  if (fl_diagnoser_report(d.out, format, &text, nullptr) != FL_OK) return;
+  // The report escapes what came from the log; its colors are its own.
+  std::fprintf(stderr, "\n==== faultline: the command exited with status %d ====\n", status);
+  if (d.reloads)
+    std::fprintf(stderr, "(the pack changed on disk during the run and was reloaded %d time%s: %s %s)\n", d.reloads,
+                 d.reloads == 1 ? "" : "s", printable(fl_pack_library_name(d.pack)).c_str(),
+                 printable(fl_pack_version(d.pack)).c_str());
+  if (!d.reload_error.empty())
+    std::fprintf(stderr, "(a changed pack was not loaded, the previous one was kept: %s)\n", printable(d.reload_error).c_str());
+  std::fputs(text, stderr);
 }
 
 // The report in `format` to `path` (the summary with its newline).
@@ -215,7 +314,7 @@ int cmd_run(int argc, char **argv) {
   queue.finish();
   note_what_went_undiagnosed(d.out, queue.stats());
   merge_stderr_into_stdout(d);
-  if (status != 0 && !o.quiet) print_diagnosis(d.out, status);
+  if (status != 0 && !o.quiet) print_diagnosis(d, status);
   if (!o.report_path.empty()) write_report(d.out, FL_REPORT_JSON, o.report_path);
   if (!o.summary_path.empty()) write_report(d.out, FL_REPORT_SUMMARY, o.summary_path);
   free_stream_diagnosers(d);

@@ -1,5 +1,7 @@
 #include "pack_choice.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -23,6 +25,21 @@ std::vector<std::string> split(const std::string &s, char sep) {
   }
 }
 
+// Where refusals go: stderr, or the caller's string.
+thread_local std::string *g_error = nullptr;
+
+__attribute__((format(printf, 1, 2))) void say(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (g_error)
+    *g_error = buf;
+  else
+    eprintf("%s", buf);
+}
+
 fl_pack *open_one(const char *cmd, const std::string &path) {
   fl_pack *pack = nullptr;
   char err[512];
@@ -30,17 +47,10 @@ fl_pack *open_one(const char *cmd, const std::string &path) {
   const fl_status st = embedded ? fl_pack_open_default(nullptr, &pack, err, sizeof err)
                                 : fl_pack_open_file(path.c_str(), nullptr, &pack, err, sizeof err);
   if (st != FL_OK) {
-    eprintf("faultline %s: cannot open pack %s: %s\n", cmd, embedded ? "(embedded)" : path.c_str(), err);
+    say("faultline %s: cannot open pack %s: %s\n", cmd, embedded ? "(embedded)" : path.c_str(), err);
     return nullptr;
   }
   return pack;
-}
-
-// A name read from a pack, fit for a terminal.
-std::string printable(std::string s) {
-  for (char &c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return s;
 }
 
 void free_all(std::vector<fl_pack *> *packs) {
@@ -55,19 +65,33 @@ void add_pack_option(std::string *packs, const char *path) {
   packs->append(path);
 }
 
+// The paths the option names, bottom first: --pack values, else FAULTLINE_PACK, else the embedded pack.
+std::vector<std::string> chosen_paths(const std::string &pack_option) {
+  if (!pack_option.empty()) return split(pack_option, kOptionSeparator);
+  if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) return split(env, ':');
+  return {"default"};
+}
+
+std::vector<std::string> chosen_pack_files(const std::string &pack_option) {
+  std::vector<std::string> files;
+  for (const std::string &p : chosen_paths(pack_option))
+    if (!p.empty() && p != "default") files.push_back(p);
+  return files;
+}
+
+fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option, std::string *error) {
+  g_error = error;
+  fl_pack *p = open_chosen_pack(cmd, pack_option);
+  g_error = nullptr;
+  return p;
+}
+
 fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option) {
-  std::vector<std::string> paths;
-  if (!pack_option.empty()) {
-    paths = split(pack_option, kOptionSeparator);
-  } else if (const char *env = std::getenv("FAULTLINE_PACK"); env && *env) {
-    paths = split(env, ':');
-  } else {
-    paths.push_back("default");
-  }
+  const std::vector<std::string> paths = chosen_paths(pack_option);
   std::vector<fl_pack *> packs;
   for (const std::string &path : paths) {
     if (path.empty()) {
-      eprintf("faultline %s: an empty pack path (FAULTLINE_PACK=a:b names packs, bottom first)\n", cmd);
+      say("faultline %s: an empty pack path (FAULTLINE_PACK=a:b names packs, bottom first)\n", cmd);
       free_all(&packs);
       return nullptr;
     }
@@ -82,8 +106,7 @@ fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option) {
   if (const std::string base = fl_pack_base_name(packs[0]); !base.empty()) {
     fl_pack *embedded = open_one(cmd, "default");
     if (!embedded || base != fl_pack_library_name(embedded)) {
-      eprintf(
-          "faultline %s: %s is a site pack over the library '%s'; give that library's pack first "
+      say("faultline %s: %s is a site pack over the library '%s'; give that library's pack first "
           "(--pack BASE.flpack --pack %s)\n",
           cmd, paths[0].c_str(), printable(base).c_str(), paths[0].c_str());
       fl_pack_free(embedded);
@@ -98,7 +121,7 @@ fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option) {
   const fl_status st = fl_pack_stack(packs.data(), packs.size(), nullptr, &stack, err, sizeof err);
   free_all(&packs);  // the stack holds its own references
   if (st != FL_OK) {
-    eprintf("faultline %s: cannot stack the packs: %s\n", cmd, err);
+    say("faultline %s: cannot stack the packs: %s\n", cmd, err);
     return nullptr;
   }
   return stack;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "faultline.h"
 
@@ -19,5 +20,11 @@ void add_pack_option(std::string *packs, const char *path);
 // that is its base, and refused otherwise: a site pack alone would silently
 // drop every failure of the library it extends.
 fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option);
+// The same, saying why in `*error` instead of on stderr (for a thread that
+// must not write between another program's lines).
+fl_pack *open_chosen_pack(const char *cmd, const std::string &pack_option, std::string *error);
+
+// The pack files the option names (`default`, the embedded pack, is none).
+std::vector<std::string> chosen_pack_files(const std::string &pack_option);
 
 }  // namespace cli

@@ -152,7 +152,7 @@ fl_status open_and_scan(const fl_allocator *al, const void *) {
   return st;
 }
 
-// A stack of the default pack and the example site pack, and a scanner on it.
+// A stack of the default pack and the example site pack, in a reload slot, and a scanner on it.
 fl_status stack_and_scan(const fl_allocator *al, const void *) {
   fl_pack_options po = FL_PACK_OPTIONS_INIT;
   po.allocator = al;
@@ -164,17 +164,26 @@ fl_status stack_and_scan(const fl_allocator *al, const void *) {
     st = fl_pack_stack(both, 2, &po, &stack, nullptr, 0);
     if (st != FL_OK && stack) st = FL_E_INVALID_ARG;  // no handle on failure
   }
+  // Through a hot-reload slot, as a long-running host takes its pack.
+  fl_pack_slot *slot = nullptr;
+  if (st == FL_OK) {
+    st = fl_pack_slot_create(stack, al, &slot);
+    if (st != FL_OK && slot) st = FL_E_INVALID_ARG;
+  }
+  fl_pack *current = st == FL_OK ? fl_pack_slot_get(slot) : nullptr;
   fl_scanner *s = nullptr;
   if (st == FL_OK) {
     fl_scanner_options so = FL_SCANNER_OPTIONS_INIT;
     so.allocator = al;
-    st = fl_scanner_create(stack, &so, &s);
+    st = fl_scanner_create(current, &so, &s);
     static const char line[] =
         "error: prolog failed: rc:1 output:ERROR:  nhc:  Health check failed:  check_gpu_count:  Expected 8\n";
     if (st == FL_OK) st = fl_scanner_feed(s, line, sizeof line - 1, nullptr, nullptr);
     if (st != FL_OK && s) st = FL_E_INVALID_ARG;
   }
   fl_scanner_free(s);
+  fl_pack_free(current);
+  fl_pack_slot_free(slot);
   fl_pack_free(stack);
   fl_pack_free(site);
   fl_pack_free(ours);
