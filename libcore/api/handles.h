@@ -13,6 +13,8 @@ struct fl_pack {
   faultline::PackView view;
   faultline::Allocator alloc;
   faultline::MappedFile map;  // set when the pack owns a file mapping
+  void *owned = nullptr;      // set when the pack owns a copy of the file (a signed pack), from `alloc`
+  char signer[64] = {0};      // who signed it, as the verifier said ("" unsigned or unverified)
   // The caller's reference (until fl_pack_free) and one per scanner and
   // diagnoser made from it: the pack is released with the last of them, so
   // freeing it early never leaves them reading freed memory.
