@@ -158,7 +158,9 @@ grep -q "^signature       present (p.flpack.sig), not checked" out || fail "pack
 mkdir job
 cp job.log job/slurm-42.out
 run_epilog() {  # settings...: runs the epilog for failed job 42 as slurmd would; it must exit 0
-  printf '%s\n' "FAULTLINE_BIN=$fl" "FAULTLINE_LOG=$work/epilog.log" "FAULTLINE_TEXTFILE_DIR=" "$@" >epilog.conf
+  # No address-space limit to speak of (64 TiB): sanitizer builds reserve terabytes of it.
+  printf '%s\n' "FAULTLINE_BIN=$fl" "FAULTLINE_LOG=$work/epilog.log" "FAULTLINE_TEXTFILE_DIR=" FAULTLINE_MEMORY_MB=67108864 "$@" \
+    >epilog.conf
   rm -f job/faultline-42.json epilog.log
   env -i PATH="$PATH" SLURM_JOB_ID=42 SLURM_JOB_UID="$(id -u)" SLURM_JOB_GID="$(id -g)" SLURM_JOB_EXIT_CODE=256 \
     SLURM_JOB_STDOUT="$work/job/slurm-42.out" SLURM_JOB_WORK_DIR="$work/job" bash "$epilog" --config "$work/epilog.conf" ||
