@@ -1,4 +1,6 @@
-// Read-only file mapping: the only OS-specific code of libcore.
+// Reading files: a read-only mapping (packs), a whole read into owned memory
+// (a signed pack) and a bounded small read (its signature). The only
+// OS-specific code of libcore.
 #pragma once
 
 #include <cstddef>
