@@ -44,6 +44,13 @@ void copy_error(const char *text, char *errbuf, size_t size) {
   errbuf[size - 1] = '\0';
 }
 
+// Copies at most size - 1 bytes of `text` and a NUL.
+void copy_text(char *dst, size_t size, const char *text) {
+  size_t n = strnlen(text, size - 1);
+  std::memcpy(dst, text, n);
+  dst[n] = '\0';
+}
+
 fl_status fail(fl_status st, const ErrorText &err, char *errbuf, size_t errbuf_size) {
   copy_error(err.text, errbuf, errbuf_size);
   return st;
@@ -121,8 +128,7 @@ fl_status check_signature(const Options &opts, const uint8_t *bytes, size_t size
   fl_status st = v->verify(v->ctx, bytes, size, sig, sig_size, text, sizeof text);
   text[sizeof text - 1] = '\0';
   if (st == FL_OK) {
-    std::strncpy(signer, text[0] ? text : "(unnamed signer)", 63);
-    signer[63] = '\0';
+    copy_text(signer, 64, text[0] ? text : "(unnamed signer)");
     return FL_OK;
   }
   if (st == FL_E_NOMEM) {
@@ -157,7 +163,7 @@ fl_status open_view(const uint8_t *bytes, size_t size, const Options &opts, Stor
   p->alloc = opts.alloc;
   p->map = storage.map;
   p->owned = storage.owned;
-  std::strncpy(p->signer, signer, sizeof p->signer - 1);
+  copy_text(p->signer, sizeof p->signer, signer);
   *out = p;
   copy_error("", errbuf, errbuf_size);
   return FL_OK;
