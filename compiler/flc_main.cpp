@@ -10,11 +10,13 @@
 
 #include "coverage.h"
 #include "external_taxonomy.h"
+#include "faultline_verify.h"
 #include "library_info.h"
 #include "lint.h"
 #include "literal_filter_build.h"
 #include "match/pack_reader.h"
 #include "pack_dump.h"
+#include "pack_signing.h"
 #include "pack_writer.h"
 #include "regex_export.h"
 #include "signature_reader.h"
@@ -42,6 +44,11 @@ const char kUsage[] =
     "                        failure types x entries x the labeled real logs each entry explains (Markdown)\n"
     "  literals DIR          the literal every pattern is keyed on, its window and how common it is\n"
     "  export DIR -o FILE    entry patterns in Hyperscan's pattern-file syntax (ID:/REGEX/m, ID = pattern index)\n"
+    "  keygen -o NAME        a new signing key pair: NAME.pub (to trust) and NAME.key (secret, mode 0600)\n"
+    "  sign --key NAME.key PACK [-o SIG]\n"
+    "                        sign a pack: writes the detached signature PACK.sig (or SIG)\n"
+    "  verify --trusted-key NAME.pub... PACK [--signature SIG]\n"
+    "                        check PACK.sig (or SIG) against the trusted keys: exit 0 good, 1 not\n"
     "  version               print flc's version and pack format\n"
     "\n"
     "options:\n"
@@ -56,11 +63,15 @@ const char kUsage[] =
     "  --base PACK           a site library (library.yaml with base:) is checked against the pack it stands\n"
     "                        over: its name and version, ids defined again, overrides, disables, links\n"
     "                        (compile, test, lint)\n"
+    "  --key FILE            the secret key that signs (sign)\n"
+    "  --trusted-key FILE    a public key to trust (verify; repeatable)\n"
+    "  --signature FILE      the detached signature, if not PACK.sig (verify)\n"
     "\n"
     "examples:\n"
     "  flc compile signatures -o default.flpack\n"
     "  flc test signatures\n"
     "  flc stats default.flpack\n"
+    "  flc keygen -o site && flc sign --key site.key default.flpack && flc verify --trusted-key site.pub default.flpack\n"
     "\n"
     "exit status: 0 success, 1 a signature error or failing example, 2 usage or I/O error\n";
 
@@ -73,6 +84,8 @@ struct Args {
   BuildOptions build;
   std::vector<std::string> evals;
   std::string command_line;
+  std::string key, signature;             // sign, verify
+  std::vector<std::string> trusted_keys;  // verify
 };
 
 [[noreturn]] void usage_error(const std::string &msg) {
@@ -118,6 +131,12 @@ Args parse_args(int argc, char **argv) {
       a.evals.push_back(value("--eval"));
     else if (s == "--base")
       a.base = value("--base");
+    else if (s == "--key")
+      a.key = value("--key");
+    else if (s == "--trusted-key")
+      a.trusted_keys.push_back(value("--trusted-key"));
+    else if (s == "--signature")
+      a.signature = value("--signature");
     else if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -418,6 +437,89 @@ int cmd_dump(Args &a) {
   return 0;
 }
 
+// ---- Signing (pack_signing.h writes keys and signatures; faultline_verify reads them) ----
+
+int cmd_keygen(Args &a) {
+  if (a.output.empty() || !a.input.empty()) usage_error("keygen needs -o NAME (writes NAME.pub and NAME.key)");
+  try {
+    std::string id = generate_key_pair(a.output);
+    std::printf(
+        "flc keygen: key id %s\n  %s.pub  public: trust it (faultline --trusted-key, fl_verifier_create)\n"
+        "  %s.key  SECRET (mode 0600): signs packs (flc sign --key); keep it off the machines that only verify\n",
+        id.c_str(), a.output.c_str(), a.output.c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc keygen: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+int cmd_sign(Args &a) {
+  if (a.key.empty() || a.input.empty()) usage_error("sign needs --key NAME.key and a PACK");
+  size_t size = 0;
+  auto mem = read_aligned(a.input, &size);
+  const auto *bytes = reinterpret_cast<const uint8_t *>(mem.data());
+  open_or_exit(bytes, size, a.input);  // only what the runtime would load is signed
+  const std::string out = a.output.empty() ? a.input + ".sig" : a.output;
+  try {
+    std::string id;
+    PackSignature sig = sign_pack(a.key, bytes, size, &id);
+    write_file(out, std::vector<uint8_t>(sig.begin(), sig.end()));
+    std::printf("flc sign: %s signed by key %s -> %s\n", a.input.c_str(), id.c_str(), out.c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "flc sign: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+// What the runtime does under FL_PACK_REQUIRE_SIGNATURE, with the same
+// verifier (libfaultline_verify): the signature first, then the pack.
+int cmd_verify(Args &a) {
+  if (a.trusted_keys.empty() || a.input.empty()) usage_error("verify needs --trusted-key NAME.pub (one or more) and a PACK");
+  std::vector<const char *> paths;
+  for (const auto &k : a.trusted_keys) paths.push_back(k.c_str());
+  fl_pack_verifier *v = nullptr;
+  char err[512];
+  if (fl_status st = fl_verifier_create(paths.data(), paths.size(), &v, err, sizeof err); st != FL_OK) {
+    std::fprintf(stderr, "flc verify: %s\n", err);
+    return 2;
+  }
+  const std::string sig_path = a.signature.empty() ? a.input + ".sig" : a.signature;
+  // The signature file is tiny: read at most a little more than a signature.
+  std::string sig;
+  {
+    std::ifstream f(sig_path, std::ios::binary);
+    if (!f) {
+      std::fprintf(stderr, "flc verify: %s: NOT SIGNED: no signature %s (%s)\n", a.input.c_str(), sig_path.c_str(),
+                   std::strerror(errno));
+      fl_verifier_free(v);
+      return 1;
+    }
+    sig.resize(4096);
+    f.read(sig.data(), static_cast<std::streamsize>(sig.size()));
+    sig.resize(static_cast<size_t>(f.gcount()));
+  }
+  size_t size = 0;
+  auto mem = read_aligned(a.input, &size);
+  const auto *bytes = reinterpret_cast<const uint8_t *>(mem.data());
+  char text[128] = {0};
+  fl_status st = v->verify(v->ctx, bytes, size, sig.data(), sig.size(), text, sizeof text);
+  fl_verifier_free(v);
+  if (st != FL_OK) {
+    std::fprintf(stderr, "flc verify: %s: REFUSED: %s (signature %s)\n", a.input.c_str(), text, sig_path.c_str());
+    return 1;
+  }
+  PackView view;
+  ErrorText perr;
+  if (open_pack_view(bytes, size, &view, &perr) != Status::kOk) {
+    std::fprintf(stderr, "flc verify: %s: signed by key %s, but the pack does not load: %s\n", a.input.c_str(), text, perr.text);
+    return 1;
+  }
+  std::printf("flc verify: %s: good signature by key %s (%s)\n", a.input.c_str(), text, sig_path.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -430,6 +532,9 @@ int main(int argc, char **argv) {
   if (a.command == "dump") return cmd_dump(a);
   if (a.command == "literals") return cmd_literals(a);
   if (a.command == "export") return cmd_export(a);
+  if (a.command == "keygen") return cmd_keygen(a);
+  if (a.command == "sign") return cmd_sign(a);
+  if (a.command == "verify") return cmd_verify(a);
   if (a.command == "version") {
     std::printf("%s (pack format %u.%u)\n", kCompilerVersion, kPackFormatMajor, kPackFormatMinor);
     return 0;

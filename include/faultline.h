@@ -110,6 +110,7 @@ typedef int32_t fl_status;
 #define FL_E_PACK_CORRUPT (-6)   /* length, hash, structure or an index of the pack is wrong */
 #define FL_E_SCANNER_IN_USE (-7) /* the scanner is already in a call (another thread, or a callback) */
 #define FL_E_STOPPED (-8)        /* a callback returned nonzero; the scanner can go on being fed */
+#define FL_E_SIGNATURE (-9)      /* the pack's signature is missing (under FL_PACK_REQUIRE_SIGNATURE) or not valid (Since: 0.2) */
 
 /**
  * Static text for a status ("ok", "pack is corrupt", ...). Never NULL, never
@@ -150,19 +151,80 @@ typedef struct fl_pack fl_pack;
 /*
  * Option structs (fl_pack_options, fl_scanner_options, fl_diagnoser_options)
  * follow one rule. NULL means defaults. struct_size is the size the caller was
- * built with: below the first released layout it is refused; above this
+ * built with: the size of a released layout is accepted (fl_pack_options: its
+ * 0.1 and 0.2 layouts), any other below this library's is refused; above this
  * library's it is accepted only when the fields this library does not know are
  * all zero (an option it cannot honour is never silently ignored). Reserved
  * fields and flags must be 0. Anything else: FL_E_INVALID_ARG.
  */
+
+/*
+ * Signed packs (Since: 0.2). A pack may come with a detached signature (the
+ * file `<pack>.sig`, libcore/match/PACK_FORMAT.md "Signatures") made by
+ * `flc sign`. Checking it is a verifier's job: this library holds no
+ * cryptography. faultline_verify (include/faultline_verify.h, linked with
+ * libsodium) makes one from trusted public keys; any other implementation of
+ * fl_pack_verifier works the same way.
+ *
+ * When fl_pack_options.verifier is set, or FL_PACK_REQUIRE_SIGNATURE is, the
+ * signature is checked over the pack's raw bytes BEFORE anything reads them
+ * (not even the header), so a tampered pack never reaches the pack reader:
+ *  - verifier set, signature valid: the pack opens; fl_pack_signer names the key;
+ *  - verifier set, signature not valid: FL_E_SIGNATURE, with or without the flag
+ *    (a configured verifier that refuses is never ignored);
+ *  - no signature: FL_E_SIGNATURE under FL_PACK_REQUIRE_SIGNATURE, else the
+ *    pack opens unsigned (fl_pack_signer gives "");
+ *  - FL_PACK_REQUIRE_SIGNATURE without a verifier: FL_E_INVALID_ARG (nothing
+ *    could satisfy it);
+ *  - neither: no signature is looked for (0.1 behaviour).
+ * The pack embedded in the library (fl_pack_open_default) is part of the
+ * library's own binary and trusted as such: FL_PACK_REQUIRE_SIGNATURE does not
+ * refuse it (a signature given for it is still checked).
+ */
+
+/**
+ * Checks a detached signature over a pack's bytes. Called at most once per
+ * open, from the thread that opens, before the pack is read; it may be called
+ * by several threads at once when opens run concurrently.
+ *
+ * @param ctx         fl_pack_verifier.ctx.
+ * @param pack_bytes  the whole pack, exactly as it will be read (header
+ *                    included); borrowed for the call.
+ * @param pack_size   its size in bytes.
+ * @param sig         the signature's bytes (untrusted: any content and size).
+ * @param sig_size    their size; never 0.
+ * @param signer      buffer of signer_size bytes (the library passes 128):
+ *                    receives a NUL-terminated text. On FL_OK, who signed
+ *                    (faultline_verify: the key id in hex; fl_pack_signer
+ *                    keeps its first 63 bytes); on failure, why (e.g.
+ *                    "unknown key id 0123456789abcdef", "bad signature: ...").
+ * @return FL_OK when the signature is valid and made by a trusted key;
+ *         FL_E_SIGNATURE when it is not; FL_E_NOMEM. Any other value is
+ *         taken as FL_E_SIGNATURE. Must not throw or longjmp.
+ * Since: 0.2
+ */
+typedef struct fl_pack_verifier {
+  fl_status (*verify)(void *ctx, const void *pack_bytes, size_t pack_size, const void *sig, size_t sig_size, char *signer,
+                      size_t signer_size);
+  void *ctx; /* passed to verify; must outlive every open that uses the verifier */
+} fl_pack_verifier;
+
+/* fl_pack_options.flags */
+#define FL_PACK_REQUIRE_SIGNATURE 1u /* refuse a pack without a valid signature (needs a verifier). Since: 0.2 */
+
 typedef struct fl_pack_options {
   uint32_t struct_size;          /* sizeof(fl_pack_options): set by FL_PACK_OPTIONS_INIT */
-  uint32_t flags;                /* reserved: 0 */
+  uint32_t flags;                /* FL_PACK_* bits; others reserved: 0 */
   const fl_allocator *allocator; /* NULL: malloc/free */
+  /* Since: 0.2 (a 0.1 caller's smaller struct stays accepted). */
+  const fl_pack_verifier *verifier; /* NULL: signatures are not checked; borrowed for the call */
+  const void *signature;            /* detached signature bytes, borrowed for the call; NULL: fl_pack_open_file
+                                       reads <path>.sig, the other opens have none */
+  size_t signature_size;            /* bytes at signature; 0 when it is NULL */
 } fl_pack_options;
 
 #define FL_PACK_OPTIONS_INIT \
-  { FL__SIZE32(fl_pack_options), 0u, FL__NULL }
+  { FL__SIZE32(fl_pack_options), 0u, FL__NULL, FL__NULL, FL__NULL, 0u }
 
 /**
  * Initializes `opts` (of `size` bytes, normally sizeof *opts) to defaults.
@@ -176,15 +238,23 @@ FL_API fl_status fl_pack_options_init(fl_pack_options *opts, size_t size);
  * (header, content hash, FlatBuffers verifier, every index) before a handle
  * exists. The pack owns the mapping.
  *
+ * With a verifier or FL_PACK_REQUIRE_SIGNATURE (see "Signed packs" above),
+ * the signature is opts->signature, else the file `<path>.sig` (a missing
+ * file: no signature; one over 512 bytes or not a regular file:
+ * FL_E_SIGNATURE); and the pack is read into memory the pack owns instead of
+ * mapped, so that the bytes checked are the bytes used whatever happens to the
+ * file afterwards.
+ *
  * @param path    file to open; copied, need not outlive the call.
  * @param opts    options or NULL.
  * @param out     receives the pack, to be freed with fl_pack_free; NULL on failure.
  * @param errbuf  optional buffer (may be NULL) that receives a message saying
- *                precisely what is wrong (e.g. both format versions);
+ *                precisely what is wrong (e.g. both format versions, or why
+ *                a signature was refused);
  * @param errbuf_size its size in bytes; the message is truncated to fit.
  * @return FL_OK, FL_E_INVALID_ARG, FL_E_IO, FL_E_NOMEM, FL_E_NOT_A_PACK,
- *         FL_E_PACK_VERSION or FL_E_PACK_CORRUPT.
- * Thread-safety: always safe.  Since: 0.1
+ *         FL_E_PACK_VERSION, FL_E_PACK_CORRUPT or FL_E_SIGNATURE.
+ * Thread-safety: always safe.  Since: 0.1 (signatures: 0.2)
  */
 FL_API fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts, fl_pack **out, char *errbuf,
                                    size_t errbuf_size);
@@ -192,17 +262,20 @@ FL_API fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts
 /**
  * Opens a pack in caller memory, zero-copy: the pack BORROWS `bytes`, which
  * must stay valid and unchanged until fl_pack_free. `bytes` must be 8-byte
- * aligned. Verified like fl_pack_open_file.
+ * aligned. Verified like fl_pack_open_file; its signature, if any, is
+ * opts->signature.
  * @return as fl_pack_open_file, but never FL_E_IO.
- * Thread-safety: always safe.  Since: 0.1
+ * Thread-safety: always safe.  Since: 0.1 (signatures: 0.2)
  */
 FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_options *opts, fl_pack **out, char *errbuf,
                                      size_t errbuf_size);
 
 /**
  * Opens the default pack embedded in the library at build time (compiled
- * from the signatures/ directory of the same source tree).
- * @return FL_OK, FL_E_INVALID_ARG or FL_E_NOMEM.
+ * from the signatures/ directory of the same source tree). It is trusted as
+ * part of the library: FL_PACK_REQUIRE_SIGNATURE does not refuse it unsigned;
+ * a signature given in opts->signature is checked like any other.
+ * @return FL_OK, FL_E_INVALID_ARG, FL_E_NOMEM or FL_E_SIGNATURE.
  * Thread-safety: always safe.  Since: 0.1
  */
 FL_API fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size);
@@ -368,6 +441,13 @@ FL_API fl_status fl_pack_slot_set(fl_pack_slot *slot, const fl_pack *pack);
 
 /** Frees the slot and its reference to the current pack. NULL is a no-op. Since: 0.2 */
 FL_API void fl_pack_slot_free(fl_pack_slot *slot);
+/**
+ * Who signed the pack, as the verifier named it when the pack was opened
+ * (faultline_verify: the key id, 16 hex digits). "" when the pack was opened
+ * without a verifier, or unsigned. Owned by the pack; never NULL ("" for NULL).
+ * Thread-safety: safe (the pack is read only).  Since: 0.2
+ */
+FL_API const char *fl_pack_signer(const fl_pack *pack);
 
 /* ---- Scanners ----------------------------------------------------------- */
 

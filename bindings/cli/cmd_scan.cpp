@@ -1,6 +1,8 @@
 // scan and pack-info: raw matches for signature authors, and what a pack file
 // says about itself.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -23,6 +25,8 @@ namespace {
 
 // Far above any real pack (the default one is a few MB): what pack-info reads at most.
 constexpr uint64_t kMaxPackFileBytes = 1ull << 30;
+// A signature is 80 bytes (PACK_FORMAT.md "Signatures"); a larger file is refused unread.
+constexpr off_t kMaxSignatureFileBytes = 512;
 
 // Log and pack text on stdout: control bytes as '?' (a log cannot drive the terminal).
 void put(const char *s, size_t n) { std::fputs(printable(std::string_view(s, n)).c_str(), stdout); }
@@ -46,6 +50,62 @@ int print_event(void *ctx, const fl_event *ev) {
   put(ev->line, ev->line_len > 300 ? 300 : ev->line_len);
   std::putchar('\n');
   return 0;
+}
+
+// A detached signature file, read whole and bounded: one open, fstat on it.
+// Returns false with `why` when it exists but cannot be used; `*present`
+// false when there is none.
+bool read_signature_file(const std::string &path, std::string *sig, bool *present, std::string *why) {
+  *present = false;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return true;
+    *present = true;
+    *why = std::strerror(errno);
+    return false;
+  }
+  *present = true;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxSignatureFileBytes) {
+    close(fd);
+    *why = "not a regular file of at most " + std::to_string(kMaxSignatureFileBytes) + " bytes";
+    return false;
+  }
+  sig->resize(static_cast<size_t>(kMaxSignatureFileBytes) + 1);
+  ssize_t n = read(fd, sig->data(), sig->size());
+  close(fd);
+  if (n < 0 || n > kMaxSignatureFileBytes) {
+    *why = n < 0 ? std::strerror(errno) : "larger than a signature";
+    return false;
+  }
+  sig->resize(static_cast<size_t>(n));
+  return true;
+}
+
+// The signature line of pack-info: checked when keys are trusted. Sets
+// `*refused` when the pack would be refused for it.
+std::string signature_state(const std::string &pack_path, const void *bytes, size_t size, bool *refused) {
+  *refused = false;
+  fl_pack_options opts = FL_PACK_OPTIONS_INIT;
+  if (!signing_pack_options("pack-info", &opts)) return *refused = true, "not checked: the trusted keys are unusable";
+  const bool require = (opts.flags & FL_PACK_REQUIRE_SIGNATURE) != 0;
+  const std::string sig_path = pack_path + ".sig";
+  std::string sig, why;
+  bool present = false;
+  if (!read_signature_file(sig_path, &sig, &present, &why)) return *refused = true, "INVALID: " + sig_path + ": " + why;
+  if (!present) {
+    *refused = require;
+    return "none (no " + sig_path + ")" + (require ? ": REFUSED, signed packs are required" : "");
+  }
+  if (!opts.verifier) return "present (" + sig_path + "), not checked: no trusted key (--trusted-key)";
+  // The verifier the library calls on open, over the same bytes.
+  char text[128] = "";
+  fl_status st = sig.empty() ? FL_E_SIGNATURE
+                             : opts.verifier->verify(opts.verifier->ctx, bytes, size, sig.data(), sig.size(), text, sizeof text);
+  text[sizeof text - 1] = '\0';
+  if (st != FL_OK)
+    return *refused = true, "INVALID: " + printable(sig.empty() ? "empty signature file" : text) + " (" + sig_path + ")";
+  return "signed by key " + printable(text) + " (" + sig_path + ")";
 }
 
 }  // namespace
@@ -142,9 +202,13 @@ int print_stack(const std::string &packs) {
     sum += fl_pack_entry_count(p);
     std::printf("pack %u%s\n", k, k == 0 ? " (bottom)" : "");
     print_library(p, "  ");
-    std::printf("  pack version    %s\n  entries         %u\n  content hash    %016llx (XXH64)\n  compiled by     %s\n",
-                printable(fl_pack_version(p)).c_str(), fl_pack_entry_count(p),
-                static_cast<unsigned long long>(fl_pack_content_hash(p)), printable(fl_pack_compiler_version(p)).c_str());
+    const std::string signer = printable(fl_pack_signer(p));
+    std::printf(
+        "  pack version    %s\n  entries         %u\n  content hash    %016llx (XXH64)\n  compiled by     %s\n"
+        "  signed by       %s\n",
+        printable(fl_pack_version(p)).c_str(), fl_pack_entry_count(p), static_cast<unsigned long long>(fl_pack_content_hash(p)),
+        printable(fl_pack_compiler_version(p)).c_str(),
+        signer.empty() ? "no verified signature (unsigned, embedded, or no trusted key given)" : signer.c_str());
     // A site pack written for other versions of the pack below it still
     // stacks (ids are matched by name), but its author should know.
     const std::string versions = fl_pack_base_versions(p);
@@ -170,10 +234,14 @@ int cmd_pack_info(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
-          "usage: faultline pack-info PACK          the header, versions and verification of a pack file\n"
-          "       faultline pack-info [--pack P]... the stack a command reads (--pack, FAULTLINE_PACK, the embedded pack):\n"
-          "                                         each pack's library, version, entries, hash, build time, compiler\n"
-          "Example: faultline pack-info build/default.flpack\n"
+          "usage: faultline pack-info [--trusted-key FILE]... [--require-signed] PACK\n"
+          "           the header, versions and verification of a pack file, and its signature (PACK.sig): signed by\n"
+          "           <key id>, INVALID, or none; checked against the trusted keys when some are given\n"
+          "       faultline pack-info [--trusted-key FILE]... [--pack P]...\n"
+          "           the stack a command reads (--pack, FAULTLINE_PACK, the embedded pack): each pack's library,\n"
+          "           version, entries, hash, signer, build time, compiler\n"
+          "Exit status 2 when a pack, or its signature, would be refused.\n"
+          "Example: faultline pack-info --trusted-key /etc/faultline/site.pub /etc/faultline/site.flpack\n"
           "         faultline pack-info --pack default --pack site.flpack\n");
       return 0;
     }
@@ -226,19 +294,22 @@ int cmd_pack_info(int argc, char **argv) {
   const std::string pack_version = printable(info.pack_version), compiler_version = printable(info.compiler_version);
   if (st != FL_OK) {
     eprintf("faultline pack-info: %s: %s: %s\n", argv[1], fl_status_str(st), why[0] ? why : fl_status_str(verified));
+    fl_pack_free(pack);
     return kExitError;
   }
+  bool sig_refused = false;
+  const std::string signature = printable(signature_state(argv[1], mem.data(), size, &sig_refused));
   std::printf(
       "file            %s\nformat          %u.%u (this library reads %d.x)\nbytes           %llu\n"
       "content hash    %016llx (XXH64)\nentries         %u\npatterns        %u\nDFAs            %u\n"
-      "verified        %s%s%s\npack version    %s\ncompiled by     %s\n",
+      "verified        %s%s%s\npack version    %s\ncompiled by     %s\nsignature       %s\n",
       argv[1], info.format_major, info.format_minor, FL_PACK_FORMAT_MAJOR, static_cast<unsigned long long>(info.total_bytes),
       static_cast<unsigned long long>(info.content_hash), info.entry_count, info.pattern_count, info.dfa_count,
       verified == FL_OK ? "yes" : "no", verified == FL_OK ? "" : ": ", verified == FL_OK ? "" : why, pack_version.c_str(),
-      compiler_version.c_str());
+      compiler_version.c_str(), signature.c_str());
   if (pack) print_library(pack, "");
   fl_pack_free(pack);
-  return verified == FL_OK ? 0 : kExitError;
+  return verified == FL_OK && !sig_refused ? 0 : kExitError;
 }
 
 }  // namespace cli

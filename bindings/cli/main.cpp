@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "faultline.h"
 #include "messages.h"
+#include "pack_choice.h"
 
 namespace {
 
@@ -34,6 +35,13 @@ const char kUsage[] =
     "Options may also come before the command (faultline --pack my.flpack diagnose job.log).\n"
     "--pack is repeatable: a stack of packs, bottom first (a site's pack over ours: --pack default --pack site.flpack;\n"
     "`default` is the embedded pack); FAULTLINE_PACK=A:B says the same. A site pack alone stands over the embedded pack.\n"
+    "\n"
+    "signed packs (every command):\n"
+    "  --trusted-key FILE  a public key (flc keygen's NAME.pub) whose signatures are trusted; repeatable\n"
+    "                      (else FAULTLINE_TRUSTED_KEYS=a.pub:b.pub). A pack file's signature is PACK.sig\n"
+    "                      (flc sign): a present but invalid one is always refused\n"
+    "  --require-signed    refuse a pack file without a valid signature (or FAULTLINE_REQUIRE_SIGNED=1);\n"
+    "                      the pack embedded in faultline is part of the binary and trusted as such\n"
     "-V, --version: versions of faultline, the library and the default pack.\n"
     "\n"
     "exit status: 0 a failure was diagnosed (verdict failure or inconclusive),\n"
@@ -65,7 +73,7 @@ Command find_command(const char *name) {
 // not the command's name.
 bool takes_value(const char *opt) {
   for (const char *o : {"--pack", "--format", "-o", "--jobs", "-j", "--time-limit", "--color", "--report", "--summary-file",
-                        "--grace", "--category", "--type"})
+                        "--grace", "--category", "--type", "--trusted-key"})
     if (!std::strcmp(opt, o)) return true;
   return false;
 }
@@ -84,6 +92,10 @@ int main(int argc, char **argv) {
     for (int k = at; k > 1; k--) argv[k] = argv[k - 1];
     argv[1] = name;
   }
+  // Signature options belong to every command that opens a pack: taken out
+  // here (for `run`, only those before its COMMAND).
+  if (argc >= 2 && find_command(argv[1]) && !cli::take_signing_options(&argc, argv, 2, !std::strcmp(argv[1], "run"), takes_value))
+    return cli::kExitError;
   if (argc >= 3 && !std::strcmp(argv[1], "help")) {
     if (Command c = find_command(argv[2])) {
       char help[] = "--help";

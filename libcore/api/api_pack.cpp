@@ -1,10 +1,12 @@
 // C API: status texts, versions, packs.
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "api/handles.h"
 #include "api/options.h"
 #include "common/hash.h"
+#include "common/limits.h"
 #include "flatbuffers/flatbuffers.h"
 #include "report/entry_page.h"
 
@@ -42,34 +44,127 @@ void copy_error(const char *text, char *errbuf, size_t size) {
   errbuf[size - 1] = '\0';
 }
 
-fl_status open_view(const uint8_t *bytes, size_t size, const fl_pack_options *opts, MappedFile map, fl_pack **out, char *errbuf,
-                    size_t errbuf_size) {
+// Copies at most size - 1 bytes of `text` and a NUL.
+void copy_text(char *dst, size_t size, const char *text) {
+  size_t n = strnlen(text, size - 1);
+  std::memcpy(dst, text, n);
+  dst[n] = '\0';
+}
+
+fl_status fail(fl_status st, const ErrorText &err, char *errbuf, size_t errbuf_size) {
+  copy_error(err.text, errbuf, errbuf_size);
+  return st;
+}
+
+// Where a pack's bytes live: borrowed (caller memory, the embedded pack), a
+// mapping of its file, or a copy of its file that the pack owns.
+struct Storage {
+  MappedFile map;
+  void *owned = nullptr;
+};
+
+void release_storage(Storage *s, const Allocator &alloc) {
+  unmap_file(&s->map);
+  alloc.release(s->owned);
+  s->owned = nullptr;
+}
+
+// The caller's options, read and checked once per open.
+struct Options {
   fl_pack_options o = FL_PACK_OPTIONS_INIT;
+  Allocator alloc;
+  bool require = false;
+  // A signature is looked for (and checked when there is one).
+  bool signing() const { return o.verifier || require; }
+};
+
+fl_status read_pack_options(const fl_pack_options *given, Options *out, char *errbuf, size_t errbuf_size) {
   ErrorText err;
-  if (!read_options(opts, &o)) {
-    unmap_file(&map);
-    copy_error("invalid fl_pack_options (struct_size, or a reserved field not zero)", errbuf, errbuf_size);
-    return FL_E_INVALID_ARG;
+  if (!read_options(given, &out->o)) {
+    err.set("invalid fl_pack_options (struct_size, or a reserved field or flag not zero)");
+    return fail(FL_E_INVALID_ARG, err, errbuf, errbuf_size);
   }
+  const fl_pack_options &o = out->o;
+  out->alloc = Allocator::from(o.allocator);
+  out->require = (o.flags & FL_PACK_REQUIRE_SIGNATURE) != 0;
+  // Options that cannot be honoured are refused, never ignored: a policy
+  // nothing can satisfy, a verifier that cannot verify, a signature nothing
+  // would check.
+  if (o.verifier && !o.verifier->verify)
+    err.set("fl_pack_options.verifier has no verify function");
+  else if (out->require && !o.verifier)
+    err.set("FL_PACK_REQUIRE_SIGNATURE needs fl_pack_options.verifier: without trusted keys no pack can be accepted");
+  else if (o.signature && !o.verifier)
+    err.set("fl_pack_options.signature is set but no verifier is: the signature would not be checked");
+  else if (!o.signature && o.signature_size)
+    err.set("fl_pack_options.signature_size is not 0 but signature is NULL");
+  else
+    return FL_OK;
+  return fail(FL_E_INVALID_ARG, err, errbuf, errbuf_size);
+}
+
+// The signature step, over the raw bytes, before anything else reads them
+// (the header included): a tampered pack never reaches the pack reader. `sig`
+// NULL: the pack has none. `what` names the signature in messages. On FL_OK,
+// `signer` (64 bytes) holds who signed, or "" for an unsigned pack the
+// options allow.
+fl_status check_signature(const Options &opts, const uint8_t *bytes, size_t size, const void *sig, size_t sig_size,
+                          const char *what, char *signer, char *errbuf, size_t errbuf_size) {
+  ErrorText err;
+  signer[0] = '\0';
+  if (!sig) {
+    if (!opts.require) return FL_OK;
+    err.set("no signature, and signed packs are required (%s)", what);
+    return fail(FL_E_SIGNATURE, err, errbuf, errbuf_size);
+  }
+  if (sig_size == 0) {
+    err.set("bad signature: empty (%s)", what);
+    return fail(FL_E_SIGNATURE, err, errbuf, errbuf_size);
+  }
+  // The verifier's text: the signer, or why it refused. Whatever it writes,
+  // only this buffer is read, and it ends with a NUL.
+  char text[128] = {0};
+  const fl_pack_verifier *v = opts.o.verifier;
+  fl_status st = v->verify(v->ctx, bytes, size, sig, sig_size, text, sizeof text);
+  text[sizeof text - 1] = '\0';
+  if (st == FL_OK) {
+    copy_text(signer, 64, text[0] ? text : "(unnamed signer)");
+    return FL_OK;
+  }
+  if (st == FL_E_NOMEM) {
+    err.set("out of memory while checking the signature (%s)", what);
+    return fail(FL_E_NOMEM, err, errbuf, errbuf_size);
+  }
+  // FL_E_SIGNATURE, or anything else a verifier returns: a refusal.
+  // The reason first: a long path may be cut, the reason is not.
+  err.set("signature refused: %s (%s)", text[0] ? text : "the verifier gave no reason", what);
+  return fail(FL_E_SIGNATURE, err, errbuf, errbuf_size);
+}
+
+// Verifies the pack's structure and makes the handle, which takes `storage`
+// (released here on failure).
+fl_status open_view(const uint8_t *bytes, size_t size, const Options &opts, Storage storage, const char *signer, fl_pack **out,
+                    char *errbuf, size_t errbuf_size) {
+  ErrorText err;
   PackView view;
   Status st = open_pack_view(bytes, size, &view, &err);
   if (st != Status::kOk) {
-    unmap_file(&map);
-    copy_error(err.text, errbuf, errbuf_size);
-    return to_public(st);
+    release_storage(&storage, opts.alloc);
+    return fail(to_public(st), err, errbuf, errbuf_size);
   }
-  Allocator alloc = Allocator::from(o.allocator);
-  void *mem = alloc.allocate(sizeof(fl_pack));
+  void *mem = opts.alloc.allocate(sizeof(fl_pack));
   if (!mem) {
-    unmap_file(&map);
+    release_storage(&storage, opts.alloc);
     copy_error("out of memory", errbuf, errbuf_size);
     return FL_E_NOMEM;
   }
   fl_pack *p = new (mem) fl_pack;
   p->view = view;
   p->lib.init_single(&p->view);
-  p->alloc = alloc;
-  p->map = map;
+  p->alloc = opts.alloc;
+  p->map = storage.map;
+  p->owned = storage.owned;
+  copy_text(p->signer, sizeof p->signer, signer);
   *out = p;
   copy_error("", errbuf, errbuf_size);
   return FL_OK;
@@ -95,6 +190,7 @@ void pack_release(const fl_pack *pack) {
   Allocator alloc = p->alloc;
   p->lib.release(alloc);
   for (uint32_t k = 0; k < p->layer_count; k++) pack_release(p->layers[k]);
+  alloc.release(p->owned);
   p->~fl_pack();
   alloc.release(p);
 }
@@ -123,6 +219,8 @@ const char *fl_status_str(fl_status status) {
       return "scanner is already in use";
     case FL_E_STOPPED:
       return "stopped by the callback";
+    case FL_E_SIGNATURE:
+      return "signature missing or not valid";
     default:
       return "unknown status";
   }
@@ -140,7 +238,16 @@ fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pack_opti
     copy_error("pack bytes are NULL", errbuf, errbuf_size);
     return FL_E_INVALID_ARG;
   }
-  return open_view(static_cast<const uint8_t *>(bytes), size, opts, MappedFile{}, out, errbuf, errbuf_size);
+  Options o;
+  if (fl_status st = read_pack_options(opts, &o, errbuf, errbuf_size); st != FL_OK) return st;
+  const auto *b = static_cast<const uint8_t *>(bytes);
+  char signer[64] = {0};
+  if (o.signing()) {
+    fl_status st =
+        check_signature(o, b, size, o.o.signature, o.o.signature_size, "fl_pack_options.signature", signer, errbuf, errbuf_size);
+    if (st != FL_OK) return st;
+  }
+  return open_view(b, size, o, Storage{}, signer, out, errbuf, errbuf_size);
 }
 
 fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size) {
@@ -150,21 +257,84 @@ fl_status fl_pack_open_file(const char *path, const fl_pack_options *opts, fl_pa
     copy_error("path is NULL", errbuf, errbuf_size);
     return FL_E_INVALID_ARG;
   }
-  MappedFile map;
+  Options o;
+  if (fl_status st = read_pack_options(opts, &o, errbuf, errbuf_size); st != FL_OK) return st;
   ErrorText err;
-  Status st = map_file(path, &map, &err);
-  if (st != Status::kOk) {
-    copy_error(err.text, errbuf, errbuf_size);
-    return to_public(st);
+  Storage storage;
+  if (!o.signing()) {
+    Status st = map_file(path, &storage.map, &err);
+    if (st != Status::kOk) return fail(to_public(st), err, errbuf, errbuf_size);
+    return open_view(static_cast<const uint8_t *>(storage.map.data), storage.map.size, o, storage, "", out, errbuf, errbuf_size);
   }
-  return open_view(static_cast<const uint8_t *>(map.data), map.size, opts, map, out, errbuf, errbuf_size);
+
+  // The signature: the caller's, else <path>.sig, a tiny file read whole into
+  // this buffer (bounded: a larger one is refused unread).
+  const void *sig = o.o.signature;
+  size_t sig_size = o.o.signature_size;
+  char sig_path[4096 + 8];
+  alignas(8) unsigned char sig_file[FL_MAX_SIGNATURE_BYTES];
+  const char *what = "fl_pack_options.signature";
+  if (!sig) {
+    if (std::snprintf(sig_path, sizeof sig_path, "%s.sig", path) >= static_cast<int>(sizeof sig_path)) {
+      err.set("path too long for its signature file: %.64s...", path);
+      return fail(FL_E_IO, err, errbuf, errbuf_size);
+    }
+    what = sig_path;
+    switch (read_small_file(sig_path, sig_file, sizeof sig_file, &sig_size, &err)) {
+      case SmallFile::kRead:
+        sig = sig_file;
+        break;
+      case SmallFile::kMissing:
+        err.set("%s does not exist", sig_path);
+        break;
+      case SmallFile::kNotRegular:
+        err.set("bad signature: not a regular file (%s)", sig_path);
+        return fail(FL_E_SIGNATURE, err, errbuf, errbuf_size);
+      case SmallFile::kTooLarge:
+        err.set("bad signature: larger than %d bytes, the most a signature file may have (%s)",
+                static_cast<int>(FL_MAX_SIGNATURE_BYTES), sig_path);
+        return fail(FL_E_SIGNATURE, err, errbuf, errbuf_size);
+      case SmallFile::kError:
+        return fail(FL_E_IO, err, errbuf, errbuf_size);
+    }
+  }
+  char signer[64] = {0};
+  if (!sig) {
+    // Unsigned: refused under the policy before the pack is even read;
+    // otherwise opened as without a verifier.
+    if (o.require) return check_signature(o, nullptr, 0, nullptr, 0, err.text, signer, errbuf, errbuf_size);
+    Status st = map_file(path, &storage.map, &err);
+    if (st != Status::kOk) return fail(to_public(st), err, errbuf, errbuf_size);
+    return open_view(static_cast<const uint8_t *>(storage.map.data), storage.map.size, o, storage, "", out, errbuf, errbuf_size);
+  }
+  // A copy, not a mapping: a mapped file can change after its signature is
+  // checked; these bytes cannot.
+  size_t size = 0;
+  Status st = read_whole_file(path, o.alloc, FL_MAX_SIGNED_PACK_BYTES, &storage.owned, &size, &err);
+  if (st != Status::kOk) return fail(to_public(st), err, errbuf, errbuf_size);
+  const auto *bytes = static_cast<const uint8_t *>(storage.owned);
+  if (fl_status vs = check_signature(o, bytes, size, sig, sig_size, what, signer, errbuf, errbuf_size); vs != FL_OK) {
+    release_storage(&storage, o.alloc);
+    return vs;
+  }
+  return open_view(bytes, size, o, storage, signer, out, errbuf, errbuf_size);
 }
 
 fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size) {
   if (!out) return FL_E_INVALID_ARG;
   *out = nullptr;
+  Options o;
+  if (fl_status st = read_pack_options(opts, &o, errbuf, errbuf_size); st != FL_OK) return st;
   size_t size = static_cast<size_t>(fl__default_pack_end - fl__default_pack_start);
-  return open_view(fl__default_pack_start, size, opts, MappedFile{}, out, errbuf, errbuf_size);
+  // The embedded pack is part of this library's binary and trusted as such:
+  // the policy does not refuse it unsigned; a signature given is checked.
+  char signer[64] = {0};
+  if (o.o.signature) {
+    fl_status st = check_signature(o, fl__default_pack_start, size, o.o.signature, o.o.signature_size,
+                                   "fl_pack_options.signature", signer, errbuf, errbuf_size);
+    if (st != FL_OK) return st;
+  }
+  return open_view(fl__default_pack_start, size, o, Storage{}, signer, out, errbuf, errbuf_size);
 }
 
 void fl_pack_free(fl_pack *pack) { pack_release(pack); }
@@ -347,5 +517,7 @@ size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char 
 }
 
 const char *fl_pack_version(const fl_pack *pack) { return pack ? c_str(pack->lib.top().root->pack_version()) : ""; }
+
+const char *fl_pack_signer(const fl_pack *pack) { return pack ? pack->signer : ""; }
 
 }  // extern "C"

@@ -18,6 +18,8 @@ struct fl_pack {
   // A stack holds a reference to each of its packs, bottom first.
   const fl_pack *layers[faultline::Library::kMaxLayers] = {};
   uint32_t layer_count = 0;
+  void *owned = nullptr;  // set when the pack owns a copy of the file (a signed pack), from `alloc`
+  char signer[64] = {0};  // who signed it, as the verifier said ("" unsigned or unverified)
   // The caller's reference (until fl_pack_free) and one per scanner and
   // diagnoser made from it: the pack is released with the last of them, so
   // freeing it early never leaves them reading freed memory.

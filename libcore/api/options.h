@@ -18,14 +18,24 @@ namespace faultline {
 // Size of each struct's first released layout (0.1): every field up to the allocator.
 template <typename T>
 inline constexpr size_t kFirstLayout = sizeof(T);
+// fl_pack_options grew in 0.2 (verifier, signature): its 0.1 layout ends at the verifier.
+template <>
+inline constexpr size_t kFirstLayout<fl_pack_options> = offsetof(fl_pack_options, verifier);
 
-// Every option struct starts with struct_size and flags; no flag is defined yet.
+// The flags each struct defines; every other bit is reserved.
+template <typename T>
+inline constexpr uint32_t kKnownFlags = 0;
+template <>
+inline constexpr uint32_t kKnownFlags<fl_pack_options> = FL_PACK_REQUIRE_SIGNATURE;
+
+// Every option struct starts with struct_size and flags.
 template <typename T>
 bool reserved_fields_zero(const T &o) {
+  if ((o.flags & ~kKnownFlags<T>) != 0) return false;
   if constexpr (requires { o.reserved; })
-    return o.flags == 0 && o.reserved == 0;
+    return o.reserved == 0;
   else
-    return o.flags == 0;
+    return true;
 }
 
 // Fills `out` from `given` over the defaults already in `out`. Returns false
@@ -34,7 +44,9 @@ template <typename T>
 bool read_options(const T *given, T *out) {
   if (!given) return true;
   const size_t known = sizeof(T), size = given->struct_size;
-  if (size < kFirstLayout<T>) return false;
+  // A released layout (the first one, or this one), or a newer one: a size in
+  // between was never a layout of any header.
+  if (size < kFirstLayout<T> || (size > kFirstLayout<T> && size < known)) return false;
   const auto *tail = reinterpret_cast<const uint8_t *>(given);
   for (size_t i = known; i < size; i++)
     if (tail[i]) return false;

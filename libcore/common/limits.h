@@ -128,6 +128,17 @@
 #define FL_VERIFIER_MAX_TABLES (4u << 20)
 #endif
 
+// Signed packs (include/faultline.h): a detached signature file (<pack>.sig)
+// is read only when it is at most this large (a faultline signature is 80
+// bytes, PACK_FORMAT.md "Signatures"); a larger one is refused unread. A pack
+// whose signature is checked is read into memory, at most this many bytes.
+#ifndef FL_MAX_SIGNATURE_BYTES
+#define FL_MAX_SIGNATURE_BYTES 512
+#endif
+#ifndef FL_MAX_SIGNED_PACK_BYTES
+#define FL_MAX_SIGNED_PACK_BYTES (1ull << 30)
+#endif
+
 // flc's budgets: instructions of one compiled pattern, and {m,n} counts.
 #ifndef FL_MAX_PROGRAM_SIZE
 #define FL_MAX_PROGRAM_SIZE 20000

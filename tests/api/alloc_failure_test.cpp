@@ -8,6 +8,7 @@
 // that calls the allocator directly must be among them, or a site would
 // escape this test.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -125,6 +126,26 @@ fl_status open_file(const fl_allocator *al, const void *) {
   po.allocator = al;
   fl_pack *pack = nullptr;
   fl_status st = fl_pack_open_file(FAULTLINE_SMALL_PACK, &po, &pack, nullptr, 0);
+  fl_pack_free(pack);
+  return st;
+}
+
+// A pack file whose signature is checked: read into memory the pack owns
+// (not mapped). The verifier accepts any signature: only the library's own
+// allocations are at stake here (tests/api/signature_test.cpp checks real ones).
+fl_status open_signed_file(const fl_allocator *al, const void *ctx) {
+  fl_pack_verifier anyone{[](void *, const void *, size_t, const void *, size_t, char *signer, size_t n) {
+                            std::snprintf(signer, n, "anyone");
+                            return FL_OK;
+                          },
+                          nullptr};
+  fl_pack_options po = FL_PACK_OPTIONS_INIT;
+  po.allocator = al;
+  po.verifier = &anyone;
+  po.flags = FL_PACK_REQUIRE_SIGNATURE;
+  fl_pack *pack = nullptr;
+  fl_status st = fl_pack_open_file(static_cast<const fs::path *>(ctx)->c_str(), &po, &pack, nullptr, 0);
+  if (st == FL_OK && std::strcmp(fl_pack_signer(pack), "anyone") != 0) st = FL_E_INVALID_ARG;
   fl_pack_free(pack);
   return st;
 }
@@ -287,6 +308,15 @@ TEST_CASE("allocation failures: every site on pack open, scanner creation and di
   add(fail_every_allocation(open_file, nullptr));
   add(fail_every_allocation(open_and_scan, nullptr));
   add(fail_every_allocation(stack_and_scan, nullptr));
+  {
+    const fs::path dir = fs::temp_directory_path() / ("fl-alloc-test-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const fs::path signed_pack = dir / "small.flpack";
+    fs::copy_file(FAULTLINE_SMALL_PACK, signed_pack, fs::copy_options::overwrite_existing);
+    std::ofstream(dir / "small.flpack.sig", std::ios::binary) << std::string(80, 's');
+    add(fail_every_allocation(open_signed_file, &signed_pack));
+    fs::remove_all(dir);
+  }
 
   fl_pack *pack = nullptr;
   REQUIRE(fl_pack_open_default(nullptr, &pack, nullptr, 0) == FL_OK);

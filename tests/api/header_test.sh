@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# include/faultline.h compiles warning-free in every C and C++ standard an
+# include/faultline.h (and faultline_verify.h) compiles warning-free in every C and C++ standard an
 # embedder may use, with the *_INIT macros expanded (C89 to C++20, gcc and
 # clang when present; C++ with -Wold-style-cast and -Wzero-as-null-pointer-constant).
 set -euo pipefail
@@ -8,6 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/use.c" <<'C'
 #include "faultline.h"
+#include "faultline_verify.h"
 int main(void) {
   fl_pack_options p = FL_PACK_OPTIONS_INIT;
   fl_scanner_options s = FL_SCANNER_OPTIONS_INIT;
@@ -17,6 +18,7 @@ int main(void) {
 C
 cat >"$work/use.cpp" <<'CPP'
 #include "faultline.h"
+#include "faultline_verify.h"
 int main() {
   fl_pack_options p = FL_PACK_OPTIONS_INIT;
   fl_scanner_options s = FL_SCANNER_OPTIONS_INIT;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <faultline.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -73,7 +74,7 @@ void check_rule(const T &defaults, Make make) {
     CHECK(make(&n.known) == FL_E_INVALID_ARG);
   }
   SUBCASE("reserved fields must be zero") {
-    o.flags = 1;
+    o.flags = 1u << 31;  // no struct defines this flag
     CHECK(make(&o) == FL_E_INVALID_ARG);
     if constexpr (requires { o.reserved; }) {
       o.flags = 0;
@@ -87,6 +88,31 @@ void check_rule(const T &defaults, Make make) {
 
 TEST_CASE("options: fl_pack_options follow the rule") {
   check_rule(fl_pack_options FL_PACK_OPTIONS_INIT, [](const fl_pack_options *o) { return open_pack(o); });
+}
+
+TEST_CASE("options: fl_pack_options of 0.1, before the signature fields, stay accepted; sizes between layouts do not") {
+  // A caller built against the 0.1 header: struct_size, flags, allocator.
+  struct Layout01 {
+    uint32_t struct_size;
+    uint32_t flags;
+    const fl_allocator *allocator;
+  };
+  static_assert(sizeof(Layout01) == offsetof(fl_pack_options, verifier), "0.1's layout is the head of 0.2's");
+  fl_pack_options o = FL_PACK_OPTIONS_INIT;
+  o.struct_size = sizeof(Layout01);
+  // The bytes past a 0.1 struct are not the caller's: set them to garbage to
+  // show they are not read.
+  std::memset(reinterpret_cast<char *>(&o) + sizeof(Layout01), 0xff, sizeof o - sizeof(Layout01));
+  CHECK(open_pack(&o) == FL_OK);
+  for (size_t size = sizeof(Layout01) + 1; size < sizeof(fl_pack_options); size++) {
+    o = fl_pack_options FL_PACK_OPTIONS_INIT;
+    o.struct_size = static_cast<uint32_t>(size);
+    CHECK(open_pack(&o) == FL_E_INVALID_ARG);
+  }
+  // FL_PACK_REQUIRE_SIGNATURE is a flag of 0.2: known, but without a verifier nothing satisfies it.
+  o = fl_pack_options FL_PACK_OPTIONS_INIT;
+  o.flags = FL_PACK_REQUIRE_SIGNATURE;
+  CHECK(open_pack(&o) == FL_E_INVALID_ARG);
 }
 
 TEST_CASE("options: fl_scanner_options follow the rule") {
