@@ -449,15 +449,16 @@ TEST_CASE("compat: a pack of a newer minor with an enum value this runtime does 
        },
        "entry condition out of range"},
   };
-  for (const auto &[edit, why] : rows) {
+  for (const auto &row : rows) {
+    const std::string why = row.second;
     CAPTURE(why);
-    Opened o(newer_minor_pack([&, edit = edit](fut::FuturePackT &p) {
+    Opened o(newer_minor_pack([&row](fut::FuturePackT &p) {
       add_future_parts(p);
       REQUIRE(p.entries[0]->condition != nullptr);
-      edit(*p.entries[0]);
+      row.first(*p.entries[0]);
     }));
     CHECK(o.status == FL_E_PACK_CORRUPT);
-    CHECK(o.error == std::string("pack is corrupt: ") + why + " (at index 0)");
+    CHECK(o.error == "pack is corrupt: " + why + " (at index 0)");
   }
 }
 
