@@ -402,13 +402,17 @@ fl_status fl_pack_stack(const fl_pack *const *packs, size_t count, const fl_pack
   for (uint32_t k = 0; k < n; k++) {
     const fb::Base *base = views[k]->root->base();
     if (!base) continue;
-    bool found = false;
+    bool found = false, unnamed_below = false;
     for (uint32_t j = 0; j < k && !found; j++) {
       const auto *name = views[j]->root->library_name();
       found = name && base->name() && std::strcmp(name->c_str(), base->name()->c_str()) == 0;
+      unnamed_below = unnamed_below || !name;
     }
     if (!found) {
-      copy_error("a site pack of the stack stands over a library that no pack below it is", errbuf, errbuf_size);
+      copy_error(unnamed_below ? "a site pack of the stack stands over a library that no pack below it is (packs of format < 1.4 "
+                                 "name no library)"
+                               : "a site pack of the stack stands over a library that no pack below it is",
+                 errbuf, errbuf_size);
       return FL_E_INVALID_ARG;
     }
   }

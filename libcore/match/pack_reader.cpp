@@ -236,12 +236,15 @@ Status read_header(const uint8_t *bytes, size_t size, PackHeader *out, ErrorText
     err->set("pack header size %u is invalid", h.header_bytes);
     return Status::kPackCorrupt;
   }
-  bool reserved_zero = h.flags == 0;
+  bool reserved_zero = true;
   for (uint8_t b : h.reserved) reserved_zero = reserved_zero && b == 0;
-  if (!reserved_zero) {
+  if (h.flags != 0 || !reserved_zero) {
     // Reserved fields carry no meaning this runtime knows: a pack that sets
     // them needs a newer runtime (which would also bump the major).
-    err->set("pack header has reserved fields set");
+    err->set(
+        "pack header has reserved fields set (flags 0x%08x%s): format %u.x leaves them zero, a pack that needs them has a "
+        "new major",
+        h.flags, reserved_zero ? "" : ", reserved bytes", kPackFormatMajor);
     return Status::kPackCorrupt;
   }
   if (h.total_bytes != size) {

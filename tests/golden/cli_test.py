@@ -314,6 +314,35 @@ class Formats(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertGreaterEqual(len(r.stdout.splitlines()), 2)
 
+    def test_packs_of_older_formats(self):
+        # tests/data/packs: the small signature set compiled by the flc of each
+        # earlier pack format (README.md there). pack-info prints the format,
+        # and the command diagnoses with the pack alone and stacked under ours.
+        packs = os.path.join(ROOT, "tests", "data", "packs")
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        log = os.path.join(tmp, "oom.log")
+        with open(log, "wb") as f:
+            f.write(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB. GPU 3 has a total capacity "
+                    b"of 63.42 GiB of which 1.70 GiB is free.\n")
+        for minor in range(4):
+            pack = os.path.join(packs, f"format-1.{minor}.flpack")
+            with self.subTest(pack=pack):
+                r = flrun.run(["pack-info", pack])
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn(f"format          1.{minor} (this library reads 1.x)\n".encode(), r.stdout)
+                self.assertIn(b"verified        yes\n", r.stdout)
+                self.assertIn(b"entries         1\n", r.stdout)
+                self.assertIn(b"library         (not named: pack format < 1.4)\n", r.stdout)
+                rep = flrun.report(log, extra=["--pack", pack])
+                self.assertEqual(rep["verdict"], "failure")
+                self.assertEqual(rep["root"]["id"], "cuda-out-of-memory")
+                self.assertEqual(rep["root"]["fields"]["requested"], "4.35 GiB")
+                rep = flrun.report(log, extra=["--pack", pack, "--pack", "default"])
+                self.assertEqual(rep["root"]["id"], "cuda-out-of-memory")
+                self.assertEqual(rep["root"]["pack"], "faultline")
+                self.assertEqual(len(rep["pack"]["layers"]), 2)
+
     def test_explain_shows_code_by_stack_answers_and_related_severity(self):
         # An entry with the page's extras, compiled into its own pack. Its
         # code holds a backtick fence and an escape byte: the Markdown fence
