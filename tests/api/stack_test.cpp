@@ -138,6 +138,39 @@ TEST_CASE("stack: the turned-off entry reports nothing, the replacement reports 
   for (size_t i = 1; i < stacked.size(); i++) CHECK(stacked[i - 1].line <= stacked[i].line);
 }
 
+TEST_CASE("stack: the site's prefix format frames our entries' lines") {
+  Packs p;
+  // Our OOM entry on a line behind the site's wrapper prefix: ours alone
+  // cannot say which rank, the stack reads the site's format.
+  const std::string line = "[gpu-node-07 r3] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+  struct Frame {
+    std::string id, host;
+    int64_t rank = -2;
+  };
+  auto frame_of = [&](const fl_pack *pack) {
+    Frame f;
+    fl_scanner *sc = nullptr;
+    REQUIRE(fl_scanner_create(pack, nullptr, &sc) == FL_OK);
+    auto on = [](void *c, const fl_event *ev) {
+      auto *x = static_cast<Frame *>(c);
+      x->id = ev->entry_id;
+      x->rank = ev->rank;
+      x->host = ev->host ? std::string(ev->host, ev->host_len) : "";
+      return 0;
+    };
+    REQUIRE(fl_scanner_feed(sc, line.data(), line.size(), on, &f) == FL_OK);
+    fl_scanner_free(sc);
+    return f;
+  };
+  const Frame ours = frame_of(p.ours), stacked = frame_of(p.stack);
+  REQUIRE(!ours.id.empty());
+  CHECK(ours.id == stacked.id);  // the same entry of ours
+  CHECK(ours.rank == -1);
+  CHECK(ours.host.empty());
+  CHECK(stacked.rank == 3);
+  CHECK(stacked.host == "gpu-node-07");
+}
+
 TEST_CASE("stack: the diagnosis names the site's cause, with provenance in the JSON report") {
   Packs p;
   const std::string log = slurp(kSiteLog);
