@@ -136,18 +136,38 @@ class Pack(_Handle):
         _check(_L.fl_pack_open_memory(buf, len(data), None, ctypes.byref(out), err, len(err)), err.value.decode())
         return cls(out.value, keepalive=buf)
 
+    @classmethod
+    def stack(cls, packs: Sequence["Pack"]) -> "Pack":
+        """Packs as one, bottom first: a site's pack over ours (`Pack.stack([Pack.default(), Pack.open(site)])`).
+        Upper entries replace lower ones of the same id; the stack keeps its own references to the packs."""
+        handles = (ctypes.c_void_p * len(packs))(*[p._h.value for p in packs])
+        out, err = ctypes.c_void_p(), ctypes.create_string_buffer(512)
+        _check(_L.fl_pack_stack(handles, len(packs), None, ctypes.byref(out), err, len(err)), err.value.decode())
+        return cls(out.value)
+
     @property
     def version(self) -> str:
         return _L.fl_pack_version(self._h).decode()
+
+    @property
+    def library(self) -> str:
+        """The signature library the pack was built from ("faultline" for ours; of a stack, its top pack's)."""
+        return _L.fl_pack_library_name(self._h).decode()
+
+    @property
+    def layers(self) -> int:
+        """How many packs this is a stack of (1 for a single pack)."""
+        return _L.fl_pack_layer_count(self._h)
 
     def __len__(self) -> int:
         return _L.fl_pack_entry_count(self._h)
 
     def entries(self) -> List[Dict[str, str]]:
-        """Every entry: id, title, type, category."""
+        """Every entry: id, title, type, category, and pack (the library it comes from)."""
         return [{"id": _L.fl_pack_entry_id(self._h, i).decode(), "title": _L.fl_pack_entry_title(self._h, i).decode(),
                  "type": _L.fl_pack_entry_type(self._h, i).decode(),
-                 "category": _L.fl_pack_entry_category(self._h, i).decode()} for i in range(len(self))]
+                 "category": _L.fl_pack_entry_category(self._h, i).decode(),
+                 "pack": _L.fl_pack_entry_origin(self._h, i).decode()} for i in range(len(self))]
 
     def explain(self, entry_id: str, markdown: bool = False) -> str:
         """The entry's encyclopedia page."""

@@ -145,6 +145,24 @@ class Streaming(unittest.TestCase):
             with self.assertRaises(KeyError):
                 pack.explain("no-such-entry")
 
+    @unittest.skipUnless(os.environ.get("FAULTLINE_SITE_PACK"), "FAULTLINE_SITE_PACK: the example site pack (ctest sets it)")
+    def test_a_site_pack_stacked_over_ours(self):
+        ours, site = faultline.Pack.default(), faultline.Pack.open(os.environ["FAULTLINE_SITE_PACK"])
+        stack = faultline.Pack.stack([ours, site])
+        ours.close(), site.close()  # the stack keeps its own references
+        self.assertEqual((stack.layers, stack.library), (2, "example-site"))
+        origin = {e["id"]: e["pack"] for e in stack.entries()}
+        self.assertEqual(origin["site-nhc-health-check-failed"], "example-site")
+        self.assertEqual(origin["slurm-prolog-failed"], "example-site")  # replaced by the site
+        self.assertEqual(origin["nccl-watchdog-timeout"], "faultline")
+        self.assertNotIn("host-cpu-thermal-throttle", origin)  # turned off by the site
+        d = faultline.Diagnoser(stack)
+        d.add_file(os.path.join(ROOT, "tests", "data", "site", "prolog-nhc.log"))
+        root = d.report().root
+        self.assertEqual((root.id, root.pack), ("site-nhc-health-check-failed", "example-site"))
+        with self.assertRaises(faultline.FaultlineError):
+            faultline.Pack.stack([faultline.Pack.open(os.environ["FAULTLINE_SITE_PACK"])])  # its base is not below it
+
 
 class Errors(unittest.TestCase):
     def test_status_codes_map_to_exceptions(self):
