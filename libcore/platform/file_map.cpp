@@ -11,26 +11,40 @@
 
 namespace faultline {
 
-Status map_file(const char *path, MappedFile *out, ErrorText *err) {
-  *out = MappedFile{};
+namespace {
+
+// Opens `path` for reading if it is a regular file that is not empty: what
+// a pack can be. On success the caller closes *fd.
+Status open_pack_file(const char *path, int *fd, struct stat *st, ErrorText *err) {
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; only
-  // regular files are mapped, and for them the flag changes nothing.
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
+  // regular files are read, and for them the flag changes nothing.
+  *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (*fd < 0) {
     err->set("cannot open %s: %s", path, std::strerror(errno));
     return Status::kIo;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  Status result = Status::kOk;
+  if (fstat(*fd, st) != 0 || !S_ISREG(st->st_mode)) {
     err->set("%s is not a regular file", path);
-    close(fd);
-    return Status::kIo;
-  }
-  if (st.st_size == 0) {
+    result = Status::kIo;
+  } else if (st->st_size == 0) {
     err->set("%s is empty", path);
-    close(fd);
-    return Status::kNotAPack;
+    result = Status::kNotAPack;
   }
+  if (result != Status::kOk) {
+    close(*fd);
+    *fd = -1;
+  }
+  return result;
+}
+
+}  // namespace
+
+Status map_file(const char *path, MappedFile *out, ErrorText *err) {
+  *out = MappedFile{};
+  int fd = -1;
+  struct stat st;
+  if (const Status s = open_pack_file(path, &fd, &st, err); s != Status::kOk) return s;
   void *p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
   int saved = errno;
   close(fd);  // the mapping keeps the file
@@ -68,22 +82,9 @@ ssize_t read_fully(int fd, void *buf, size_t n) {
 Status read_whole_file(const char *path, const Allocator &alloc, size_t max_size, void **out, size_t *size, ErrorText *err) {
   *out = nullptr;
   *size = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: see map_file
-  if (fd < 0) {
-    err->set("cannot open %s: %s", path, std::strerror(errno));
-    return Status::kIo;
-  }
+  int fd = -1;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    err->set("%s is not a regular file", path);
-    close(fd);
-    return Status::kIo;
-  }
-  if (st.st_size == 0) {
-    err->set("%s is empty", path);
-    close(fd);
-    return Status::kNotAPack;
-  }
+  if (const Status s = open_pack_file(path, &fd, &st, err); s != Status::kOk) return s;
   if (static_cast<uint64_t>(st.st_size) > max_size) {
     err->set("%s is %lld bytes, more than the %zu a pack may have", path, static_cast<long long>(st.st_size), max_size);
     close(fd);
