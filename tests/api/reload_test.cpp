@@ -5,22 +5,14 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "faultline.h"
+#include "test_files.h"
 
 namespace {
-
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Events of scanning `text` with `pack`, and whether the site's entry was among them.
 struct Count {

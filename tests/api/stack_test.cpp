@@ -5,23 +5,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "faultline.h"
+#include "test_files.h"
 
 namespace {
-
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 struct Packs {
   fl_pack *ours = nullptr, *site = nullptr, *stack = nullptr;
