@@ -16,4 +16,4 @@ done
 export FAULTLINE_WASM_DIR="$wasm/bindings/wasm" FAULTLINE_BIN="$native/faultline" FAULTLINE_PACK="$native/default.flpack"
 node --test "$root/tests/wasm/"
 # The throughput beside the native figure, for the log (not a pass/fail check).
-node "$root/bench/wasm/throughput.js" --mib 16 --runs 1
+node "$root/bench/wasm/throughput.js" --mib 16 --runs 3

@@ -14,8 +14,8 @@
  *      {type: 'error', message}
  *
  * The pack is opened once per worker: it is kept and reused while the pack
- * sent is the same ArrayBuffer, or holds the same bytes (postMessage gives
- * the worker a new copy of a buffer with each message).
+ * sent holds the same bytes (postMessage gives the worker a new copy of the
+ * buffer with each message, so identity cannot tell).
  */
 /* global FaultlineWasm */
 (function () {
@@ -25,33 +25,23 @@
   const TEXT_CHUNK_CHARS = 1 << 20;
 
   let faultlinePromise = null;
-  let cached = null; // {buffer, bytes: Uint8Array copy for comparison, pack}
+  let cached = null; // the pack opened last; the bytes sent are not kept (the heap has them)
 
   function faultline() {
     if (!faultlinePromise) faultlinePromise = FaultlineWasm.load();
     return faultlinePromise;
   }
 
-  function sameBytes(a, b) {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  }
-
   async function packFor(buffer) {
     const fl = await faultline();
     if (!buffer) {
       if (!cached) throw new Error('no pack was sent to the worker');
-      return cached.pack;
+      return cached;
     }
-    const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
-    if (cached && (cached.buffer === buffer || sameBytes(cached.bytes, bytes))) {
-      cached.buffer = buffer;
-      return cached.pack;
-    }
-    const pack = fl.openPack(bytes);
-    if (cached) cached.pack.free();
-    cached = { buffer, bytes: bytes.slice(), pack };
+    if (cached && cached.isOpenedFrom(buffer)) return cached;
+    const pack = fl.openPack(buffer);
+    if (cached) cached.free();
+    cached = pack;
     return pack;
   }
 

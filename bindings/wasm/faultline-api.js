@@ -62,10 +62,13 @@
     }
   }
 
+  // Bytes as a Uint8Array, without copying. By tag, not instanceof: buffers
+  // may come from another realm (a frame, a vm context).
   function asBytes(data, what) {
     if (data instanceof Uint8Array) return data;
-    if (data instanceof ArrayBuffer) return new Uint8Array(data);
     if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const tag = Object.prototype.toString.call(data);
+    if (tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]') return new Uint8Array(data);
     throw new TypeError(`faultline: ${what} must be an ArrayBuffer or a Uint8Array`);
   }
 
@@ -122,6 +125,7 @@
       } finally {
         m._free(scratch);
       }
+      this._size = bytes.length;
       this.version = cString(m, m._fl_pack_version(this._handle));
       this.entryCount = m._fl_pack_entry_count(this._handle) >>> 0;
     }
@@ -129,6 +133,16 @@
     _live() {
       if (!this._handle) throw new Error('faultline: the pack was freed');
       return this._handle;
+    }
+
+    /** Whether the pack was opened from these bytes (compared with its copy in the heap). */
+    isOpenedFrom(bytes) {
+      this._live();
+      const other = asBytes(bytes, 'the pack');
+      if (other.length !== this._size) return false;
+      const mine = heapU8(this.faultline.module).subarray(this._bytes, this._bytes + this._size);
+      for (let i = 0; i < other.length; i++) if (mine[i] !== other[i]) return false;
+      return true;
     }
 
     /** Every entry: {index, id, title, type, category}. */

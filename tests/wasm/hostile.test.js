@@ -130,3 +130,14 @@ test('bad arguments are errors, not undefined behaviour', async () => {
     d.free();
   }
 });
+
+test('a pack knows the bytes it was opened from', async () => {
+  const { pack } = await h.faultline();
+  const good = fs.readFileSync(h.PACK);
+  assert.ok(pack.isOpenedFrom(good));
+  assert.ok(pack.isOpenedFrom(new Uint8Array(good).buffer));
+  const other = Buffer.from(good);
+  other[other.length - 1] ^= 1;
+  assert.ok(!pack.isOpenedFrom(other));
+  assert.ok(!pack.isOpenedFrom(good.subarray(1)));
+});
