@@ -7,6 +7,7 @@
  * through importScripts().
  *
  * In:  {type: 'diagnose', pack: ArrayBuffer, file: File|Blob, name}
+ *      (a gzip file is decompressed as it streams, as the native command does)
  *      {type: 'diagnose-text', pack: ArrayBuffer, text: string, name}
  *      (pack may be left out once a pack was sent: the cached one is used)
  * Out: {type: 'progress', done, total}        bytes read so far, of the file's size
@@ -89,15 +90,34 @@
     return n;
   }
 
+  // The file's bytes as the native command reads them: gzip (by its magic
+  // bytes) decompressed on the way, progress counted in the file's bytes.
+  // zstd, which the command also reads, has no decompressor in browsers.
+  async function logStream(file, onFileBytes) {
+    const magic = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+    if (magic[0] === 0x28 && magic[1] === 0xb5 && magic[2] === 0x2f && magic[3] === 0xfd)
+      throw new Error('zstd-compressed logs cannot be read in the browser: decompress the file first (zstd -d)');
+    let read = 0;
+    const counted = file.stream().pipeThrough(
+      new TransformStream({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          onFileBytes(read);
+          controller.enqueue(chunk);
+        },
+      })
+    );
+    if (magic[0] === 0x1f && magic[1] === 0x8b) return counted.pipeThrough(new DecompressionStream('gzip'));
+    return counted;
+  }
+
   async function handle(msg) {
     const pack = await packFor(msg.pack);
     if (msg.type === 'diagnose') {
       const file = msg.file;
-      const total = file.size;
-      return FaultlineWasm.diagnoseStream(pack, file.stream(), {
+      const progress = progressPoster(file.size);
+      return FaultlineWasm.diagnoseStream(pack, await logStream(file, progress), {
         name: msg.name || file.name || '-',
-        totalBytes: total,
-        onProgress: progressPoster(total),
       });
     }
     if (msg.type === 'diagnose-text') {

@@ -31,6 +31,8 @@ function startWorker() {
     TextEncoder,
     TextDecoder,
     atob,
+    TransformStream,
+    DecompressionStream,
     console,
     Date,
     setTimeout,
@@ -108,6 +110,36 @@ test('text with characters outside the BMP is cut between chunks without damage'
     assert.equal(last.json, h.nativeReports([file]).json.toString('utf8'));
     const total = Buffer.byteLength(text, 'utf8');
     assert.deepEqual(msgs.filter((m) => m.type === 'progress').pop(), { type: 'progress', done: total, total });
+  } finally {
+    fs.rmSync(tmp, { recursive: true });
+  }
+});
+
+test('a gzip file is decompressed as it streams, as the native command reads it; zstd is refused', async () => {
+  const zlib = require('node:zlib');
+  const os = require('node:os');
+  const worker = startWorker();
+  const packBytes = fs.readFileSync(h.PACK);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-wasm-'));
+  try {
+    const file = path.join(tmp, 'job.log.gz');
+    const gz = zlib.gzipSync(fs.readFileSync(path.join(h.ROOT, 'tests/golden/multirank/sigkill-rank3/job.log')));
+    fs.writeFileSync(file, gz);
+    worker.send({ type: 'diagnose', pack: packBytes.buffer.slice(0), file: new Blob([gz]), name: file });
+    const msgs = await worker.until();
+    const last = msgs.pop();
+    assert.equal(last.type, 'report', last.message);
+    const native = h.nativeReports([file]);
+    assert.equal(last.json, native.json.toString('utf8'));
+    assert.equal(last.text, native.text.toString('utf8'));
+    // Progress counts the file's (compressed) bytes.
+    assert.deepEqual(msgs.filter((m) => m.type === 'progress').pop(), { type: 'progress', done: gz.length, total: gz.length });
+
+    const zst = fs.readFileSync(path.join(h.ROOT, 'tests/golden/compressed/B043.log.zst'));
+    worker.send({ type: 'diagnose', file: new Blob([zst]), name: 'B043.log.zst' });
+    const refused = (await worker.until()).pop();
+    assert.equal(refused.type, 'error');
+    assert.match(refused.message, /zstd/);
   } finally {
     fs.rmSync(tmp, { recursive: true });
   }
