@@ -12,8 +12,9 @@ wasm="$(realpath -m "${2:-$root/build-wasm}")"
 for f in "$native/faultline" "$native/default.flpack"; do
   [ -e "$f" ] || { echo "bindings/wasm/ci.sh: $f is missing: build the native tree first" >&2; exit 1; }
 done
-"$root/bindings/wasm/build.sh" "$wasm"
+# Warnings are errors here, as in the native CI build.
+FAULTLINE_WASM_CMAKE_ARGS="-DFAULTLINE_WERROR=ON ${FAULTLINE_WASM_CMAKE_ARGS:-}" "$root/bindings/wasm/build.sh" "$wasm"
 export FAULTLINE_WASM_DIR="$wasm/bindings/wasm" FAULTLINE_BIN="$native/faultline" FAULTLINE_PACK="$native/default.flpack"
 node --test "$root/tests/wasm/"
 # The throughput beside the native figure, for the log (not a pass/fail check).
-node "$root/bench/wasm/throughput.js" --mib 16 --runs 3
+node "$root/bench/wasm/throughput.js" --mib 64 --runs 3
