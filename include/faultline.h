@@ -275,7 +275,9 @@ FL_API fl_status fl_pack_open_memory(const void *bytes, size_t size, const fl_pa
  * from the signatures/ directory of the same source tree). It is trusted as
  * part of the library: FL_PACK_REQUIRE_SIGNATURE does not refuse it unsigned;
  * a signature given in opts->signature is checked like any other.
- * @return FL_OK, FL_E_INVALID_ARG, FL_E_NOMEM or FL_E_SIGNATURE.
+ * A library built without one (FAULTLINE_EMBED_DEFAULT_PACK=OFF, as the
+ * WebAssembly build is) returns FL_E_IO, saying so in errbuf.
+ * @return FL_OK, FL_E_INVALID_ARG, FL_E_NOMEM, FL_E_SIGNATURE or FL_E_IO.
  * Thread-safety: always safe.  Since: 0.1
  */
 FL_API fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char *errbuf, size_t errbuf_size);

@@ -13,9 +13,11 @@
 
 using namespace faultline;
 
+#ifndef FL_NO_DEFAULT_PACK
 // The default pack, embedded by default_pack.S at build time.
 extern "C" const uint8_t fl__default_pack_start[];
 extern "C" const uint8_t fl__default_pack_end[];
+#endif
 
 namespace {
 
@@ -326,6 +328,13 @@ fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char 
   *out = nullptr;
   Options o;
   if (fl_status st = read_pack_options(opts, &o, errbuf, errbuf_size); st != FL_OK) return st;
+#ifdef FL_NO_DEFAULT_PACK
+  // Built with FAULTLINE_EMBED_DEFAULT_PACK=OFF (WebAssembly: Emscripten has
+  // no .incbin): there is nothing to open, and the caller must say so.
+  ErrorText err;
+  err.set("this build of libfaultline embeds no default pack (FAULTLINE_EMBED_DEFAULT_PACK=OFF): open a pack file or pack bytes");
+  return fail(FL_E_IO, err, errbuf, errbuf_size);
+#else
   size_t size = static_cast<size_t>(fl__default_pack_end - fl__default_pack_start);
   // The embedded pack is part of this library's binary and trusted as such:
   // the policy does not refuse it unsigned; a signature given is checked.
@@ -336,6 +345,7 @@ fl_status fl_pack_open_default(const fl_pack_options *opts, fl_pack **out, char 
     if (st != FL_OK) return st;
   }
   return open_view(fl__default_pack_start, size, o, Storage{}, signer, out, errbuf, errbuf_size);
+#endif
 }
 
 void fl_pack_free(fl_pack *pack) { pack_release(pack); }
