@@ -74,6 +74,7 @@ function page({ root, title, body, info }) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${root}assets/style.css">
 <script src="${root}assets/search-index.js" defer></script>
 <script src="${root}assets/search.js" defer></script>

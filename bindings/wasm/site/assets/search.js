@@ -18,7 +18,7 @@
   }
 
   function prepare(index) {
-    return index.map((e) => ({ entry: e, title: e.title.toLowerCase() + ' ' + e.id, errors: e.errors.toLowerCase() }));
+    return index.map((e) => ({ entry: e, title: e.title.toLowerCase(), errors: (e.id + '\n' + e.errors).toLowerCase() }));
   }
 
   function search(prepared, query) {
