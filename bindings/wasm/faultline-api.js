@@ -75,6 +75,15 @@
       this.version = cString(module, module._fl_version_string());
     }
 
+    /**
+     * Whether a file of a dropped folder is a log to diagnose, by its name
+     * (*.log, *.txt, *.out, *.err, ...): the rule of the faultline command.
+     */
+    isLogFileName(name) {
+      const m = this.module;
+      return withCString(m, name, (ptr) => m._fl_is_log_file_name(ptr)) === 1;
+    }
+
     /** Opens a pack (an .flpack file's bytes); throws Error with the library's message. */
     openPack(bytes) {
       return new Pack(this, asBytes(bytes, 'the pack'));
