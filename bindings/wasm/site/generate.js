@@ -2,8 +2,8 @@
 // Writes the encyclopedia as a static site, from the pack itself:
 //   node generate.js --entries ENTRIES.json --pack PACK --wasm DIR --out OUT
 // ENTRIES.json is `faultline explain --all --format json --pack PACK`; DIR holds
-// the WebAssembly runtime (faultline-wasm.js, faultline-api.js,
-// diagnose-worker.js from bindings/wasm/build.sh). bindings/wasm/build-site.sh
+// the WebAssembly runtime's worker (faultline-worker-source.js, from
+// bindings/wasm/build.sh). bindings/wasm/build-site.sh
 // runs all of it. Everything loads as classic scripts and works from file://.
 'use strict';
 
@@ -15,7 +15,8 @@ const { renderIndex } = require('./index-page');
 const { searchIndexScript } = require('./search-index');
 
 const ENTRY_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;  // ids become file names: nothing else is allowed
-const WORKER_PARTS = ['faultline-wasm.js', 'faultline-api.js', 'diagnose-worker.js'];
+// The diagnosis worker's source as a classic script (bindings/wasm/bundle-worker.js).
+const WORKER_SOURCE = 'faultline-worker-source.js';
 
 function parseArgs(argv) {
   const args = {};
@@ -51,11 +52,6 @@ function packScript(packBytes) {
   return `// The knowledge pack the site was built from, base64 (bindings/wasm/site/generate.js).\nwindow.FL_PACK_BASE64 = "${packBytes.toString('base64')}";\n`;
 }
 
-function workerScript(wasmDir) {
-  const source = WORKER_PARTS.map((f) => fs.readFileSync(path.join(wasmDir, f), 'utf8')).join('\n;\n');
-  return `// faultline-wasm.js + faultline-api.js + diagnose-worker.js as one string: the diagnosis worker's source.\nwindow.FL_WORKER_SOURCE = ${JSON.stringify(source)};\n`;
-}
-
 function packInfo(entries) {
   const layers = [...new Set(entries.map((e) => `${e.pack.library}\u0000${e.pack.version}`))];
   const [library, version] = layers[layers.length - 1].split('\u0000');
@@ -78,7 +74,7 @@ function main() {
   for (const f of ['style.css', 'search.js', 'diagnose.js']) write(path.join(assets, f), fs.readFileSync(path.join(__dirname, 'assets', f)));
   write(path.join(assets, 'search-index.js'), searchIndexScript(entries));
   write(path.join(assets, 'pack.js'), packScript(fs.readFileSync(args.pack)));
-  write(path.join(assets, 'worker-src.js'), workerScript(args.wasm));
+  write(path.join(assets, 'worker-src.js'), fs.readFileSync(path.join(args.wasm, WORKER_SOURCE)));
   console.log(`site: ${entries.length} entry pages, index, search and the diagnosis page in ${out}`);
 }
 

@@ -29,12 +29,12 @@
     const root = document.body.dataset.root || '';
     setStatus('Loading the faultline runtime and its knowledge pack...');
     if (typeof window.FL_PACK_BASE64 !== 'string') await loadScript(root + 'assets/pack.js');
-    if (typeof window.FL_WORKER_SOURCE !== 'string') await loadScript(root + 'assets/worker-src.js');
+    if (typeof window.FaultlineWorkerSource !== 'string') await loadScript(root + 'assets/worker-src.js');
     const binary = atob(window.FL_PACK_BASE64);
     packBytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) packBytes[i] = binary.charCodeAt(i);
     delete window.FL_PACK_BASE64; // the bytes are all that is needed now
-    const url = URL.createObjectURL(new Blob([window.FL_WORKER_SOURCE], { type: 'text/javascript' }));
+    const url = URL.createObjectURL(new Blob([window.FaultlineWorkerSource], { type: 'text/javascript' }));
     worker = new Worker(url);
     worker.onmessage = (ev) => onMessage(ev.data);
     worker.onerror = (ev) => finish('The diagnosis worker failed: ' + (ev.message || 'unknown error'));
