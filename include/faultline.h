@@ -332,15 +332,31 @@ FL_API uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id);
 
 #define FL_PAGE_TEXT 0     /* plain text for a terminal */
 #define FL_PAGE_MARKDOWN 1 /* Markdown */
+/**
+ * One JSON object (UTF-8, pretty-printed, ending in a newline), Since: 0.2.
+ * Every field of the page, structured: id, title, type, category, severity,
+ * role, action, deprecated, tags, affects; pack {library, version, replaces,
+ * source_path} (which pack of a stack the entry comes from); summary,
+ * answers [{question, text}], mechanism, symptoms [{observe, why}], confirm,
+ * root_cause, fix_steps, fix_commands [{run, explain}], code_examples [{stack,
+ * stack_name, language, code, why}], verify [{run, expect}], prevention,
+ * versions [{component, range, note}], fingerprint, patterns [{name, regex,
+ * source}] (the error signature: what the log says and who prints it),
+ * related and causes [{id, title, severity}], references [{title, url}].
+ * Commands show their placeholders as "{name}". Pack text is escaped for
+ * JSON, never for HTML: a page built from it must escape it itself.
+ */
+#define FL_PAGE_JSON 2
 
 /**
  * Renders entry `index` as a readable encyclopedia page (summary, mechanism,
  * symptoms, confirmation, fix with commands, verification, prevention,
- * patterns with their sources, related entries, references). Like snprintf:
+ * patterns with their sources, related entries, references), or as JSON
+ * (FL_PAGE_JSON). Like snprintf:
  * writes at most `size` bytes including the NUL and returns the length of the
  * whole page, so a second call with a buffer of that length + 1 gets it all.
  * @return the page length, or 0 for a bad index or format.
- * Thread-safety: safe (the pack is read only).  Since: 0.1
+ * Thread-safety: safe (the pack is read only).  Since: 0.1 (FL_PAGE_JSON: 0.2)
  */
 FL_API size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char *buf, size_t size);
 

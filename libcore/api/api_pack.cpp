@@ -8,6 +8,7 @@
 #include "common/hash.h"
 #include "common/limits.h"
 #include "flatbuffers/flatbuffers.h"
+#include "report/entry_json.h"
 #include "report/entry_page.h"
 
 using namespace faultline;
@@ -518,10 +519,16 @@ uint32_t fl_pack_find_entry(const fl_pack *pack, const char *id) {
 }
 
 size_t fl_pack_entry_page(const fl_pack *pack, uint32_t index, int format, char *buf, size_t size) {
-  if (!entry_at(pack, index) || (format != FL_PAGE_TEXT && format != FL_PAGE_MARKDOWN)) return 0;
+  if (!entry_at(pack, index) || (format != FL_PAGE_TEXT && format != FL_PAGE_MARKDOWN && format != FL_PAGE_JSON)) return 0;
   Text page(pack->alloc);
-  render_entry_page(pack->lib, index, format == FL_PAGE_MARKDOWN, &page);
-  if (page.failed()) return 0;
+  bool ok = true;
+  if (format == FL_PAGE_JSON) {
+    ok = render_entry_json(pack->lib, index, pack->alloc, &page);
+    page.addc('\n');
+  } else {
+    render_entry_page(pack->lib, index, format == FL_PAGE_MARKDOWN, &page);
+  }
+  if (!ok || page.failed()) return 0;
   if (buf && size) {
     size_t n = page.size() < size - 1 ? page.size() : size - 1;
     std::memcpy(buf, page.data(), n);

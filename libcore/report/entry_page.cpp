@@ -18,9 +18,11 @@ const char *s(const flatbuffers::String *x) { return x ? x->c_str() : ""; }
 // control bytes, so they become '?' as in every other field of the page.
 void add_field(Text *out, const flatbuffers::String *x) { add_safe(out, s(x), x ? x->size() : 0); }
 
+}  // namespace
+
 // Display names of code_examples[].stack (flc's closed list); a pack from
 // elsewhere may name another: shown as it is, escaped.
-const char *stack_name(const char *key) {
+const char *code_stack_name(const char *key) {
   static const char *const names[][2] = {
       {"pytorch", "PyTorch"},
       {"hf-trainer", "Hugging Face Trainer"},
@@ -41,7 +43,6 @@ const char *stack_name(const char *key) {
   return key;
 }
 
-// By fb::Question.
 const char *question_text(fb::Question q) {
   switch (q) {
     case fb::Question::HardwareOrSoftware:
@@ -55,6 +56,8 @@ const char *question_text(fb::Question q) {
   }
   return "Question";
 }
+
+namespace {
 
 struct Page {
   Text *out;
@@ -162,7 +165,7 @@ void render_entry_page(const Library &pack, uint32_t index, bool markdown, Text 
     p.heading("What you see");
     for (const auto *x : *e->symptoms()) {
       out->add(markdown ? "- `" : "  - ");
-      out->add(s(x->observe()));
+      add_field(out, x->observe());
       out->add(markdown ? "`\n  " : "\n    ");
       p.para(s(x->why()));
     }
@@ -182,7 +185,7 @@ void render_entry_page(const Library &pack, uint32_t index, bool markdown, Text 
   if (e->code_examples() && e->code_examples()->size()) {
     p.heading("Fix in code, by stack");
     for (const auto *c : *e->code_examples()) {
-      const char *name = stack_name(s(c->stack()));
+      const char *name = code_stack_name(s(c->stack()));
       if (markdown) {
         out->add("\n### ");
         add_safe(out, name, std::strlen(name));
