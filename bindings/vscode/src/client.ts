@@ -7,7 +7,9 @@ import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "
 import { lspArgs } from "./cliArgs";
 import type { Faultline } from "./diagnose";
 import { LOG_DOCUMENTS } from "./documents";
+import { KeepCommandsLocal } from "./localCommands";
 import { asReport, type Report } from "./report";
+import { displayText } from "./text";
 
 export class ServerConnection implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -25,6 +27,7 @@ export class ServerConnection implements vscode.Disposable {
       traceOutputChannel: this.output,
     };
     const client = new LanguageClient("faultline", "faultline", serverOptions, clientOptions);
+    client.registerFeature(new KeepCommandsLocal(["faultline.showEntry", "faultline.copyText"]));
     this.client = client;
     try {
       await client.start();
@@ -32,10 +35,15 @@ export class ServerConnection implements vscode.Disposable {
       this.client = undefined;
       const why = e instanceof Error ? e.message : String(e);
       this.output.appendLine(`faultline lsp did not start: ${why}`);
-      void vscode.window.showWarningMessage(
-        `faultline: the language server (${fl.executable} lsp) did not start; the Diagnose commands still work. ${why}`,
+      void this.offerSettings(
+        `faultline: the language server (${fl.executable} lsp) did not start (${displayText(why)}); the Diagnose commands work without it.`,
       );
     }
+  }
+
+  private async offerSettings(message: string): Promise<void> {
+    const choice = await vscode.window.showWarningMessage(message, "Open Settings");
+    if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "faultline.path");
   }
 
   async stop(): Promise<void> {
@@ -57,7 +65,8 @@ export class ServerConnection implements vscode.Disposable {
   async report(uri: vscode.Uri): Promise<Report | null> {
     const client = this.client;
     if (!client?.isRunning()) return null;
-    const value: unknown = await client.sendRequest("faultline/report", { uri: client.code2ProtocolConverter.asUri(uri) });
+    const params = { textDocument: { uri: client.code2ProtocolConverter.asUri(uri) } };
+    const value: unknown = await client.sendRequest("faultline/report", params);
     return value === null || value === undefined ? null : asReport(value);
   }
 
