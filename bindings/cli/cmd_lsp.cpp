@@ -3,6 +3,7 @@
 // options, opens the pack into a hot-reload slot and runs the loop: read
 // stdin when it has bytes, run the diagnoses that are due, sleep otherwise.
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,8 @@ int cmd_lsp(int argc, char **argv) {
     eprintf("faultline lsp: %s\n", fl_status_str(st));
     return kExitError;
   }
+  // A client gone while we write: EPIPE ends the loop, not SIGPIPE the process.
+  signal(SIGPIPE, SIG_IGN);
   int status = 1;  // stdin closed without exit: as LSP says of exit without shutdown
   {
     lsp::Session session(slot, pack_option, limits, [](const std::string &body) { return lsp::write_frame(1, body); });

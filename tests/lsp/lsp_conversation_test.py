@@ -262,6 +262,42 @@ class Changes(unittest.TestCase):
         self.report_equals_native(uri, "héllo 😀 there\n")
 
 
+class SameReportAsNative(unittest.TestCase):
+    """The server feeds a diagnoser only the lines that produced events and
+    skips the others: on every golden log, opened whole and grown in three
+    appends (one cut mid-line), its report must be the native command's."""
+
+    def test_every_golden_log(self):
+        logs = sorted(str(p) for p in pathlib.Path(golden_case.ROOT, "tests", "golden").rglob("*")
+                      if p.is_file() and p.suffix in (".log", ".txt") and p.name != "README.txt")
+        self.assertGreater(len(logs), 50)
+        c, _ = start("--debounce-ms", "0")
+        tmp = tempfile.mkdtemp(prefix="fl-lsp-same-")
+        try:
+            for i, log in enumerate(logs):
+                with open(log, "rb") as f:
+                    raw = f.read()
+                text = raw.decode("utf-8", errors="replace")  # what an editor sends
+                path = os.path.join(tmp, "%03d-%s" % (i, os.path.basename(log)))
+                with open(path, "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+                native = golden_case.native_report(path)
+                uri = open_doc(c, path, text[:len(text) // 3])
+                have = text[:len(text) // 3]
+                for part in (text[len(text) // 3:len(text) // 2], text[len(text) // 2:]):
+                    append(c, uri, have, part, 2)
+                    have += part
+                got = c.request("faultline/report", {"textDocument": {"uri": uri}})["result"]
+                with self.subTest(log=os.path.relpath(log, golden_case.ROOT)):
+                    self.assertEqual(got, native)
+                    self.assertEqual(c.request("faultline/scanStats", {"textDocument": {"uri": uri}})["result"]
+                                     ["indexRestarts"], 0)
+                c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        finally:
+            shutil.rmtree(tmp)
+            self.assertEqual(stop(c), 0)
+
+
 class Robustness(unittest.TestCase):
     def test_malformed_input_gets_errors_and_the_server_goes_on(self):
         c, _ = start("--max-document-mib", "1")
@@ -306,6 +342,18 @@ class Robustness(unittest.TestCase):
             _, params = c.diagnostics_for(uri)
             self.assertEqual(len(params["diagnostics"]), 1)
             self.assertIn("not diagnosed", params["diagnostics"][0]["message"])
+            # A document that grows past the limit is let go, and taken back whole when it fits again.
+            uri = open_doc(c, "/tmp/fl-growing.log", "line\n")
+            after, _ = diagnostics_of_version(c, uri, 1)
+            append(c, uri, "line\n", "z" * (1 << 20), 2)
+            after, diags = diagnostics_of_version(c, uri, 2, after)
+            self.assertIn("not diagnosed", diags[0]["message"])
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]})
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 4},
+                                                "contentChanges": [{"text": "[rank0]: CUDA error: out of memory\n"}]})
+            after, diags = diagnostics_of_version(c, uri, 4, after)
+            self.assertTrue(diags and "not diagnosed" not in diags[0]["message"], diags)
             # still serving
             self.assertIn("result", c.request("faultline/scanStats", {"textDocument": {"uri": uri}}))
         finally:

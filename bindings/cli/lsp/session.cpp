@@ -208,7 +208,8 @@ void Session::did_open(const json &params) {
   d->uri = uri;
   d->source = source_name(uri);
   d->version = td.value("version", int64_t{0});
-  d->text.set_text(std::move(text));
+  d->too_large = text.size() > limits_.max_document_bytes;
+  if (!d->too_large) d->text.set_text(std::move(text));
   Document *doc = d.get();
   documents_[uri] = std::move(d);
   plan(doc, Clock::duration::zero());  // a new document: at once
@@ -217,11 +218,14 @@ void Session::did_open(const json &params) {
 void Session::did_change(const json &params) {
   Document *d = document(params);
   d->version = params.at("textDocument").value("version", d->version);
-  bool appended = true;
+  bool appended = !d->too_large;
   for (const json &change : params.at("contentChanges")) {
     const std::string &with = change.at("text").get_ref<const std::string &>();
     const std::string &text = d->text.text();
+    if (d->too_large && change.contains("range")) continue;  // its text was not kept: only a whole new text counts
     if (!change.contains("range")) {
+      d->too_large = with.size() > limits_.max_document_bytes;
+      if (d->too_large) continue;
       appended = appended && is_append(text, 0, text.size(), with);
       d->text.set_text(with);
       continue;
@@ -231,7 +235,12 @@ void Session::did_change(const json &params) {
     const size_t a = d->text.offset_of(start), b = d->text.offset_of(end);
     appended = appended && is_append(text, a, b, with);
     if (!d->text.replace(start, end, with)) throw InvalidParams("a change whose range ends before it starts");
+    if (d->text.size() > limits_.max_document_bytes) {
+      d->too_large = true;  // a log that grew past the limit: its text is let go
+      d->text.clear();
+    }
   }
+  if (d->too_large) d->text.clear();
   d->scan.text_changed(appended);
   plan(d, limits_.debounce);
 }
@@ -253,7 +262,6 @@ void Session::diagnose_if_due(Document *d) {
 
 void Session::diagnose(Document *d) {
   d->due = false;
-  d->too_large = d->text.text().size() > limits_.max_document_bytes;
   if (d->too_large) {
     d->report = nullptr;
     json diag = {{"range", line_range(d->text, 0)},

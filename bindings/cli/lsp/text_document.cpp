@@ -44,13 +44,17 @@ void TextDocument::set_text(std::string text) {
 const std::vector<size_t> &TextDocument::line_starts() const {
   if (starts_valid_) return starts_;
   starts_.assign(1, 0);
+  add_line_starts(0);
+  starts_valid_ = true;
+  return starts_;
+}
+
+void TextDocument::add_line_starts(size_t from) const {
   const size_t n = text_.size();
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = from; i < n; i++) {
     const char c = text_[i];
     if (c == '\n' || (c == '\r' && !(i + 1 < n && text_[i + 1] == '\n'))) starts_.push_back(i + 1);
   }
-  starts_valid_ = true;
-  return starts_;
 }
 
 uint64_t TextDocument::line_count() const { return line_starts().size(); }
@@ -87,8 +91,17 @@ size_t TextDocument::offset_of(Position pos) const {
 bool TextDocument::replace(Position start, Position end, const std::string &with) {
   const size_t a = offset_of(start), b = offset_of(end);
   if (a > b) return false;
+  const size_t old_size = text_.size();
   text_.replace(a, b - a, with);
-  starts_valid_ = false;
+  if (a == old_size && starts_valid_) {
+    // Text added at the end (a growing log): the line index grows with it.
+    // Its last old byte is looked at again: a '\r' there may now be half of "\r\n".
+    const size_t from = old_size ? old_size - 1 : 0;
+    while (starts_.size() > 1 && starts_.back() > from) starts_.pop_back();
+    add_line_starts(from);
+  } else {
+    starts_valid_ = false;
+  }
   return true;
 }
 

@@ -20,6 +20,9 @@ class TextDocument {
  public:
   const std::string &text() const { return text_; }
   void set_text(std::string text);
+  size_t size() const { return text_.size(); }
+  // Frees the text (a document over the size limit is not kept).
+  void clear() { set_text(std::string()); }
   // Replaces [start, end) with `with`; positions past a line's end mean its
   // end, past the last line the document's end (as LSP asks). False when
   // start is after end.
@@ -34,6 +37,8 @@ class TextDocument {
 
  private:
   const std::vector<size_t> &line_starts() const;
+  // Appends the starts of the lines that begin after byte `from` (their breaks at `from` or later).
+  void add_line_starts(size_t from) const;
   // [begin, end) of the line's text, without its break.
   void line_span(uint64_t line, size_t *begin, size_t *end) const;
 
