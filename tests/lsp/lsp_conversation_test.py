@@ -160,6 +160,7 @@ class GoldenLog(unittest.TestCase):
     def test_report_request_is_the_native_report(self):
         r = self.c.request("faultline/report", {"textDocument": {"uri": self.uri}})["result"]
         self.assertEqual(r, self.native)
+        self.assertEqual(self.c.request("faultline/report", {"uri": self.uri})["result"], self.native)
 
 
 class Changes(unittest.TestCase):

@@ -189,7 +189,9 @@ json Session::initialize_result() const {
 // ---- Documents --------------------------------------------------------------
 
 Session::Document *Session::document(const json &params) {
-  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  // {textDocument: {uri}} as LSP requests have it; the custom ones also take {uri}.
+  const std::string uri =
+      params.contains("uri") ? params.at("uri").get<std::string>() : params.at("textDocument").at("uri").get<std::string>();
   const auto it = documents_.find(uri);
   if (it == documents_.end()) throw InvalidParams("document " + uri + " is not open");
   return it->second.get();
