@@ -252,6 +252,17 @@ class Changes(unittest.TestCase):
         _, params = self.c.diagnostics_for(uri, after + 1)
         self.assertEqual(params["diagnostics"], [])
 
+    def test_a_malformed_change_after_an_edit_still_leaves_a_right_diagnosis(self):
+        with open(golden_case.LOG, encoding="utf-8") as f:
+            log = f.read()
+        uri = open_doc(self.c, self.path, log, 1)
+        after, _ = diagnostics_of_version(self.c, uri, 1)
+        # The first change (cut the first 30 lines) is applied, the second is malformed.
+        self.c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 30, "character": 0}}, "text": ""},
+            {"range": 5}]})
+        self.report_equals_native(uri, "".join(log.splitlines(True)[30:]))
+
     def test_utf16_positions(self):
         # Non-ASCII before the change: "é" is 2 bytes / 1 UTF-16 unit, "😀" 4 bytes / 2 units.
         text = "héllo 😀 wörld\n"

@@ -91,6 +91,7 @@ std::string DocumentScan::diagnose(const std::string &text, const std::string &n
     *error = "no pack";
     return "";
   }
+  if (indexed_ > text.size()) drop_index();  // not the text it was built on (the caller missed telling us)
   if (!extend_index(text, error)) return "";
   fl_diagnoser *d = nullptr;
   if (fl_diagnoser_create(pack_, nullptr, &d) != FL_OK) {

@@ -219,6 +219,17 @@ void Session::did_open(const json &params) {
 
 void Session::did_change(const json &params) {
   Document *d = document(params);
+  try {
+    apply_changes(d, params);
+  } catch (...) {
+    // Some changes may be applied: whatever the text is now, it is read again from its start.
+    d->scan.text_changed(false);
+    plan(d, limits_.debounce);
+    throw;
+  }
+}
+
+void Session::apply_changes(Document *d, const json &params) {
   d->version = params.at("textDocument").value("version", d->version);
   bool appended = !d->too_large;
   for (const json &change : params.at("contentChanges")) {
@@ -282,7 +293,13 @@ void Session::diagnose(Document *d) {
     show_message(kMessageError, "faultline: cannot diagnose " + cli::printable(d->uri) + ": " + cli::printable(error));
     return;
   }
-  d->report = json::parse(report);  // the library's own JSON: valid UTF-8 (the report replaces what is not)
+  try {
+    d->report = json::parse(report);  // the library's own JSON: valid UTF-8 (the report replaces what is not)
+  } catch (const json::exception &e) {
+    d->report = nullptr;
+    cli::eprintf("faultline lsp: the report of %s is not JSON: %s\n", d->uri.c_str(), e.what());
+    return;
+  }
   publish(*d, diagnostics_for(d->report, d->source, d->text, d->uri));
 }
 
@@ -351,8 +368,14 @@ void Session::tick(Clock::time_point now) {
     next_pack_look_ = now + std::chrono::seconds(1);
     reload_pack_if_changed();
   }
-  for (auto &[uri, d] : documents_)
-    if (d->due && d->due_at <= now) diagnose(d.get());
+  for (auto &[uri, d] : documents_) {
+    if (!d->due || d->due_at > now) continue;
+    try {
+      diagnose(d.get());
+    } catch (const std::exception &e) {  // out of memory, above all: this document waits for its next change
+      cli::eprintf("faultline lsp: cannot diagnose %s: %s\n", uri.c_str(), e.what());
+    }
+  }
 }
 
 int Session::wait_ms(Clock::time_point now) const {

@@ -63,6 +63,7 @@ class Session {
 
   void did_open(const json &params);
   void did_change(const json &params);
+  void apply_changes(Document *d, const json &params);
   void did_close(const json &params);
   json hover(const json &params);
   json code_action(const json &params);
