@@ -5,13 +5,15 @@ import json
 import os
 import select
 import subprocess
+import tempfile
 import time
 
 
 class LspClient:
     def __init__(self, argv, env=None):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=env)
+        # stderr to a file: a pipe nobody reads would block a chatty server
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
         self.buf = b""
         self.next_id = 1
         self.notifications = []  # every notification the server sent, in order
@@ -109,4 +111,4 @@ class LspClient:
             self.proc.kill()
             self.proc.wait()
         self.proc.stdout.close()
-        self.proc.stderr.close()
+        self.stderr.close()

@@ -5,6 +5,7 @@ code actions equal to the native report's commands, a growing document whose
 prefix is not matched again, a full replacement, malformed input, pack hot
 reload, shutdown and exit."""
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -368,6 +369,50 @@ class Robustness(unittest.TestCase):
             self.assertTrue(diags and "not diagnosed" not in diags[0]["message"], diags)
             # still serving
             self.assertIn("result", c.request("faultline/scanStats", {"textDocument": {"uri": uri}}))
+        finally:
+            self.assertEqual(stop(c), 0)
+
+    def test_mutated_messages_never_stop_the_server(self):
+        """Valid messages with fields replaced by values of other types, huge
+        numbers, negative positions, NULs: each is answered or ignored."""
+        rng = random.Random(21)
+        odd = [None, -1, 2 ** 70, -2 ** 70, "x", "", [], {}, 1.5, "\u0000\x1b[2J", True, "file:///%00%ff"]
+        uri = "file:///tmp/fl-mutated.log"
+        pos = {"line": 3, "character": 2}
+        valid = [
+            ("textDocument/didOpen", False, {"textDocument": {"uri": uri, "languageId": "log", "version": 1,
+                                                              "text": "a\n[rank1]: CUDA error: out of memory\nb\n"}}),
+            ("textDocument/didChange", False, {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+                {"range": {"start": pos, "end": pos}, "text": "tail\n"}, {"text": "whole\n"}]}),
+            ("textDocument/hover", True, {"textDocument": {"uri": uri}, "position": pos}),
+            ("textDocument/codeAction", True, {"textDocument": {"uri": uri}, "range": {"start": pos, "end": pos},
+                                               "context": {"diagnostics": []}}),
+            ("workspace/executeCommand", True, {"command": "faultline.showEntry", "arguments": ["cuda-out-of-memory"]}),
+            ("faultline/report", True, {"uri": uri}),
+            ("textDocument/didClose", False, {"textDocument": {"uri": uri}}),
+        ]
+
+        def mutate(v):
+            if rng.random() < 0.15:
+                return rng.choice(odd)
+            if isinstance(v, dict):
+                return {k: mutate(x) for k, x in v.items() if rng.random() > 0.05}
+            if isinstance(v, list):
+                return [mutate(x) for x in v]
+            return v
+
+        c, _ = start("--debounce-ms", "0")
+        try:
+            for n in range(600):
+                method, is_request, params = rng.choice(valid)
+                msg = {"jsonrpc": "2.0", "method": method, "params": mutate(params)}
+                if is_request:
+                    msg["id"] = 1000 + n
+                c.send(mutate(msg) if rng.random() < 0.1 else msg)
+            c.send({"jsonrpc": "2.0", "id": "last", "method": "faultline/report", "params": {"uri": "file:///none"}})
+            r = c.wait_response("last", timeout=60)
+            self.assertEqual(r["error"]["code"], -32602)
+            self.assertIsNone(c.proc.poll())
         finally:
             self.assertEqual(stop(c), 0)
 
