@@ -19,7 +19,6 @@
 // The command's process is child_process.cpp's job, its output's way through
 // output_relay.cpp's, the diagnosis thread diagnosis_queue.cpp's; this file
 // holds the steps around them.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -36,6 +35,7 @@
 #include "messages.h"
 #include "output_relay.h"
 #include "pack_choice.h"
+#include "pack_watch.h"
 
 namespace cli {
 
@@ -115,31 +115,6 @@ bool parse_run_options(int argc, char **argv, RunOptions *o, int *status) {
   return true;
 }
 
-// The pack files of the run as they were when read: an atomic replacement
-// (a new inode), or a file rewritten in place (size, time), is a new pack.
-struct PackFileState {
-  std::string path;
-  struct stat st {};
-  bool exists = false;
-};
-
-bool same_file_state(const PackFileState &a, const PackFileState &b) {
-  if (a.exists != b.exists) return false;
-  return !a.exists || (a.st.st_dev == b.st.st_dev && a.st.st_ino == b.st.st_ino && a.st.st_size == b.st.st_size &&
-                       a.st.st_mtim.tv_sec == b.st.st_mtim.tv_sec && a.st.st_mtim.tv_nsec == b.st.st_mtim.tv_nsec);
-}
-
-std::vector<PackFileState> pack_file_states(const std::vector<std::string> &paths) {
-  std::vector<PackFileState> out;
-  for (const std::string &p : paths) {
-    PackFileState s;
-    s.path = p;
-    s.exists = stat(p.c_str(), &s.st) == 0;
-    out.push_back(s);
-  }
-  return out;
-}
-
 // One diagnoser per stream: chunks of stdout and stderr arrive interleaved,
 // each stream's lines must stay whole. They are merged at the end.
 struct StreamDiagnosers {
@@ -150,7 +125,7 @@ struct StreamDiagnosers {
   // second; a changed one is read, and if the stack opens, the diagnosis goes
   // on with it (evidence so far carried over by entry id, as partials are).
   std::string pack_option;
-  std::vector<PackFileState> files;
+  PackWatch watch{""};
   std::chrono::steady_clock::time_point next_look{};
   int reloads = 0;
   std::string reload_error;  // why the last changed pack was not taken
@@ -158,7 +133,7 @@ struct StreamDiagnosers {
 
 bool open_stream_diagnosers(StreamDiagnosers *d, const std::string &pack_path) {
   d->pack_option = pack_path;
-  d->files = pack_file_states(chosen_pack_files(pack_path));
+  d->watch = PackWatch(pack_path);
   if (!(d->pack = open_chosen_pack("run", pack_path))) return false;
   if (fl_diagnoser_create(d->pack, nullptr, &d->out) != FL_OK || fl_diagnoser_create(d->pack, nullptr, &d->err) != FL_OK) {
     eprintf("faultline run: out of memory\n");
@@ -194,15 +169,11 @@ fl_diagnoser *carry_over(fl_diagnoser *old, fl_pack *pack, const char *stream, i
 
 // Between two chunks: takes a changed pack if it opens whole.
 void reload_if_changed(StreamDiagnosers &d) {
-  if (d.files.empty()) return;
+  if (!d.watch.has_files()) return;
   const auto now = std::chrono::steady_clock::now();
   if (now < d.next_look) return;
   d.next_look = now + std::chrono::seconds(1);
-  std::vector<PackFileState> states = pack_file_states(chosen_pack_files(d.pack_option));
-  bool changed = false;
-  for (size_t i = 0; i < states.size() && i < d.files.size(); i++) changed = changed || !same_file_state(states[i], d.files[i]);
-  if (!changed) return;
-  d.files = states;  // a pack that fails is tried again only once it changes again
+  if (!d.watch.changed()) return;  // a pack that fails is tried again only once it changes again
   std::string why;
   fl_pack *pack = open_chosen_pack("run", d.pack_option, &why);
   if (!pack) {

@@ -16,6 +16,7 @@ int cmd_list(int argc, char **argv);       // list [--category C] [--type T]
 int cmd_run(int argc, char **argv);        // run [--report F] -- CMD...: the launcher wrapper
 int cmd_scan(int argc, char **argv);       // scan [--pack P] FILE...: raw matches with line numbers
 int cmd_pack_info(int argc, char **argv);  // pack-info PACK
+int cmd_lsp(int argc, char **argv);        // lsp [--pack P]: the language server on stdio
 int cmd_templates(int argc, char **argv);  // templates FILE|DIR...: unknown failures grouped by fingerprint     // merge
                                            // [--json|--summary] [--pack P] [-o OUT] PARTIAL...
 

@@ -30,6 +30,7 @@ const char kUsage[] =
     "  pack-info [--pack P]...   the stack of packs a command reads, pack by pack\n"
     "  templates [--pack PACK] FILE|DIR...\n"
     "                      unknown failures of many logs grouped by fingerprint (new entry candidates)\n"
+    "  lsp [--pack PACK]   the language server (LSP on stdio): diagnostics, hover and fixes in the editor\n"
     "\n"
     "  help COMMAND        a command's options\n"
     "\n"
@@ -59,9 +60,11 @@ struct NamedCommand {
   Command run;
 };
 constexpr NamedCommand kCommands[] = {
-    {"diagnose", cli::cmd_diagnose},   {"partial", cli::cmd_partial}, {"merge", cli::cmd_merge},
-    {"templates", cli::cmd_templates}, {"explain", cli::cmd_explain}, {"list", cli::cmd_list},
-    {"scan", cli::cmd_scan},           {"run", cli::cmd_run},         {"pack-info", cli::cmd_pack_info},
+    {"diagnose", cli::cmd_diagnose},   {"partial", cli::cmd_partial},
+    {"merge", cli::cmd_merge},         {"templates", cli::cmd_templates},
+    {"explain", cli::cmd_explain},     {"list", cli::cmd_list},
+    {"scan", cli::cmd_scan},           {"run", cli::cmd_run},
+    {"pack-info", cli::cmd_pack_info}, {"lsp", cli::cmd_lsp},
 };
 
 Command find_command(const char *name) {
@@ -73,8 +76,9 @@ Command find_command(const char *name) {
 // Options a command takes with a value: before the command, the value is
 // not the command's name.
 bool takes_value(const char *opt) {
-  for (const char *o : {"--pack", "--format", "-o", "--jobs", "-j", "--time-limit", "--color", "--report", "--summary-file",
-                        "--grace", "--category", "--type", "--trusted-key"})
+  for (const char *o :
+       {"--pack", "--format", "-o", "--jobs", "-j", "--time-limit", "--color", "--report", "--summary-file", "--grace",
+        "--category", "--type", "--trusted-key", "--debounce-ms", "--max-documents", "--max-document-mib"})
     if (!std::strcmp(opt, o)) return true;
   return false;
 }

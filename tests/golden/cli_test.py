@@ -419,7 +419,7 @@ class Formats(unittest.TestCase):
         self.assertEqual(flrun.run(["diagnose", "--jobs", "0", jobs[0]]).returncode, 2)
 
     def test_every_command_has_help(self):
-        for cmd in ("diagnose", "partial", "merge", "run", "explain", "list", "scan", "pack-info", "templates"):
+        for cmd in ("diagnose", "partial", "merge", "run", "explain", "list", "scan", "pack-info", "templates", "lsp"):
             with self.subTest(cmd=cmd):
                 r = flrun.run([cmd, "--help"])
                 self.assertEqual(r.returncode, 0)
