@@ -76,7 +76,7 @@ extern "C" {
 
 /* Version of this header. CMake reads these three lines: keep their form. */
 #define FL_VERSION_MAJOR 0
-#define FL_VERSION_MINOR 1
+#define FL_VERSION_MINOR 2
 #define FL_VERSION_PATCH 0
 #define FL_VERSION_NUMBER (FL_VERSION_MAJOR * 10000 + FL_VERSION_MINOR * 100 + FL_VERSION_PATCH)
 

@@ -105,7 +105,7 @@ std::vector<fs::path> real_logs() {
 
 TEST_CASE("api: versions, status texts, option init") {
   CHECK(fl_version_number() == FL_VERSION_NUMBER);
-  CHECK(std::string(fl_version_string()) == "0.1.0");
+  CHECK(std::string(fl_version_string()) == "0.2.0");
   CHECK(std::string(fl_status_str(FL_E_PACK_VERSION)) == "unsupported pack format version");
   CHECK(std::string(fl_status_str(12345)) == "unknown status");
   fl_scanner_options o;

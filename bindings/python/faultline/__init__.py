@@ -78,7 +78,7 @@ def _check(status: int, detail: str = "") -> None:
 
 
 def library_version() -> str:
-    """The version of the libfaultline in use ("0.1.0")."""
+    """The version of the libfaultline in use ("0.2.0")."""
     return _L.fl_version_string().decode()
 
 
