@@ -173,12 +173,24 @@ void rank_groups(const Evidence &ev, AgentMap *agents, Vec<int64_t> *group_rank,
 
 namespace {
 
+// A rank one mismatch report shows to differ from the majority, or -1. The
+// printer names the LOWEST rank whose collective differs from its own, so
+// every other rank below the named one runs the printer's collective: when
+// there is such a rank (named >= 2, or named 1 by a printer other than 0),
+// the printer is not alone and the named rank is the one out. "Rank 2 names
+// 0" or "rank 0 names 1" could be either side.
+int64_t named_rank_shown_odd(int64_t printer, int64_t named) {
+  return named >= 2 || (named == 1 && printer != 0) ? named : -1;
+}
+
 // Mismatch reports (ProcessGroupWrapper: each rank names the first rank whose
 // collective differs from its own) blame neither side, but together they do:
 // the rank that differs is named by every other printer, while it names one
 // of them. The rank named by the most distinct printers, at least two and
-// strictly more than any other; -1 otherwise (two ranks only name each other).
-int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank) {
+// strictly more than any other; else the rank that single reports show to be
+// the odd one (named_rank_shown_odd), when they all show the same; -1
+// otherwise (two ranks only name each other).
+int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank, const char **how) {
   constexpr size_t kVoters = 64;
   int64_t printer[kVoters], named[kVoters];
   size_t n = 0;
@@ -204,7 +216,21 @@ int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank) {
     else if (votes == best_votes && named[i] != best)
       tie = true;
   }
-  return best_votes >= 2 && !tie ? best : -1;
+  if (best_votes >= 2 && !tie) {
+    *how = "the ranks' collective mismatch reports name it more often than any other rank";
+    return best;
+  }
+  int64_t shown = -1;
+  for (size_t i = 0; i < n; i++) {
+    const int64_t odd = named_rank_shown_odd(printer[i], named[i]);
+    if (odd < 0) continue;
+    if (shown >= 0 && odd != shown) return -1;
+    shown = odd;
+  }
+  if (shown >= 0)
+    *how = "a collective mismatch report names it as the lowest rank whose collective differs, and a lower rank agrees "
+           "with the printer";
+  return shown;
 }
 
 }  // namespace
@@ -221,9 +247,9 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
     d->lagging_rank = ev.groups[named].culprit_rank;
     d->lagging_named = true;
     d->lagging_how = "a report in the log names it (monitored barrier, desync debug or flight recorder analysis)";
-  } else if ((d->lagging_rank = odd_rank_out(ev, d->group_rank)) >= 0) {
+  } else if ((d->lagging_rank = odd_rank_out(ev, d->group_rank, &d->lagging_how)) >= 0) {
     named = 0;
-    d->lagging_how = "the ranks' collective mismatch reports name it more often than any other rank";
+    d->lagging_odd = true;
   }
   const auto &prog = ev.progress;
   int64_t seq = -1;
@@ -397,7 +423,8 @@ void decide(Diagnosis *d, int64_t rank, Str host, const char *source, const char
 // The rank the others waited for: named by a report in the log (rank 0 of a
 // monitored barrier, PyTorch's desync analysis), or found by NCCL progress.
 void decide_lagging(Diagnosis *d) {
-  decide(d, d->lagging_rank, Str{}, d->lagging_named ? "named-by-report" : "nccl-progress", d->lagging_how, "medium");
+  decide(d, d->lagging_rank, Str{}, d->lagging_named || d->lagging_odd ? "named-by-report" : "nccl-progress",
+         d->lagging_how, "medium");
 }
 
 // How a group's own rank was read, for the report.
@@ -592,6 +619,10 @@ void attribute_root(const Evidence &ev, const Library &pack, AgentMap *agents, D
              "medium");
     // A waiter printed it, and a report in the log names whom it waited for.
     else if (waited && d->lagging_named && d->lagging_rank != printer)
+      decide_lagging(d);
+    // A collective mismatch report: its printer may be either side; the
+    // reports together name the rank whose collective differs.
+    else if (d->lagging_odd && d->lagging_rank != printer && group_field_number(ev, g, capture::kDifferingRank) >= 0)
       decide_lagging(d);
     else if (printer >= 0 && !printed_by_another_rank_unordered(ev, *d, g, printer))
       decide_printed(d, printer, d->group_rank_from[d->root_group]);

@@ -184,6 +184,9 @@ int32_t pick_cause(Ctx &c) {
     if (d->lagging_named) {
       d->decided_by = "named-by-report";
       line(&d->reasons, "a report in the log names the root's rank as the one the other ranks waited for");
+    } else if (d->lagging_odd) {
+      d->decided_by = "named-by-report";
+      line(&d->reasons, "the ranks' collective mismatch reports name the root's rank as the one running another collective");
     } else {
       d->decided_by = "nccl-progress";
       line(&d->reasons, "NCCL progress: the root's rank never reached the collective the other ranks timed out on");

@@ -62,6 +62,7 @@ struct Diagnosis {
   const char *rank_certainty = "";  // "high", "medium", "low"
   int64_t lagging_rank = -1;        // the rank the others waited for
   bool lagging_named = false;       // a report in the log names it (not inferred from progress)
+  bool lagging_odd = false;         // collective mismatch reports show it runs another collective
   int64_t lagging_seq = -1;
   uint64_t fingerprint = 0;
   Text fingerprint_template;     // what the fingerprint hashes

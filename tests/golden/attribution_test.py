@@ -365,6 +365,16 @@ Root Cause (first observed failure):
         root = flrun.report_text(MISMATCH_DETAIL)["root"]
         self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
 
+    def test_one_report_shows_the_odd_rank_when_a_lower_rank_agrees(self):
+        # The failure lab's mismatch run once interleaved rank 1's report into
+        # rank 0's line, leaving rank 0 naming 2 and rank 2 naming 0. Rank 0
+        # names the LOWEST rank whose collective differs from its own, so rank
+        # 1 runs rank 0's collective: rank 2 is the one out.
+        lines = MISMATCH_DETAIL.splitlines(keepends=True)
+        for log in ("".join(lines[1:]), lines[1]):
+            root = flrun.report_text(log)["root"]
+            self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
+
     def test_lone_sigabrt_is_the_root(self):
         # Rank 0 aborts and prints nothing; rank 1 loses its gloo peer. Nothing explains the abort.
         report = flrun.report_text(SIGABRT_COMBINED)
