@@ -179,9 +179,7 @@ namespace {
 // there is such a rank (named >= 2, or named 1 by a printer other than 0),
 // the printer is not alone and the named rank is the one out. "Rank 2 names
 // 0" or "rank 0 names 1" could be either side.
-int64_t named_rank_shown_odd(int64_t printer, int64_t named) {
-  return named >= 2 || (named == 1 && printer != 0) ? named : -1;
-}
+int64_t named_rank_shown_odd(int64_t printer, int64_t named) { return named >= 2 || (named == 1 && printer != 0) ? named : -1; }
 
 // Mismatch reports (ProcessGroupWrapper: each rank names the first rank whose
 // collective differs from its own) blame neither side, but together they do:
@@ -228,8 +226,9 @@ int64_t odd_rank_out(const Evidence &ev, const Vec<int64_t> &group_rank, const c
     shown = odd;
   }
   if (shown >= 0)
-    *how = "a collective mismatch report names it as the lowest rank whose collective differs, and a lower rank agrees "
-           "with the printer";
+    *how =
+        "a collective mismatch report names it as the lowest rank whose collective differs, and a lower rank agrees "
+        "with the printer";
   return shown;
 }
 
@@ -423,8 +422,8 @@ void decide(Diagnosis *d, int64_t rank, Str host, const char *source, const char
 // The rank the others waited for: named by a report in the log (rank 0 of a
 // monitored barrier, PyTorch's desync analysis), or found by NCCL progress.
 void decide_lagging(Diagnosis *d) {
-  decide(d, d->lagging_rank, Str{}, d->lagging_named || d->lagging_odd ? "named-by-report" : "nccl-progress",
-         d->lagging_how, "medium");
+  decide(d, d->lagging_rank, Str{}, d->lagging_named || d->lagging_odd ? "named-by-report" : "nccl-progress", d->lagging_how,
+         "medium");
 }
 
 // How a group's own rank was read, for the report.
