@@ -20,9 +20,31 @@ class LspClient:
         self.responses = {}
 
     # ---- writing
-    def send_raw(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+    def send_raw(self, data, timeout=60):
+        # Write while reading: a server answering a burst of messages fills
+        # its output pipe and stops reading until someone reads it, so a
+        # blocking write here could wait for it forever (as LSP clients do,
+        # read and write at once).
+        out = self.proc.stdin.fileno()
+        view = memoryview(data)
+        deadline = time.monotonic() + timeout
+        os.set_blocking(out, False)
+        try:
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the server stopped reading its input")
+                readable, writable, _ = select.select([self.proc.stdout], [out], [], left)
+                if readable:
+                    self._read_some(deadline)
+                    self._take_messages()
+                if writable:
+                    try:
+                        view = view[os.write(out, view[:1 << 16]):]
+                    except BlockingIOError:
+                        pass
+        finally:
+            os.set_blocking(out, True)
 
     def send(self, msg):
         body = json.dumps(msg).encode()
