@@ -375,6 +375,19 @@ Root Cause (first observed failure):
             root = flrun.report_text(log)["root"]
             self.assertEqual((root["type"], root["rank"]), ("collective_mismatch", 2))
 
+    def test_spawn_names_the_process_killed_by_a_signal(self):
+        # jeffffffli/HybrIK#198 (heldout8 L1011): mp.spawn over one node's GPUs; its join reports the
+        # spawn index (the local rank) of the process the kernel killed.
+        log = """Traceback (most recent call last):
+  File "./scripts/train_smpl_cam.py", line 213, in main
+    mp.spawn(main_worker, nprocs=ngpus_per_node, args=(opt, cfg))
+  File "/home/ubuntu/anaconda3/envs/3D/lib/python3.6/site-packages/torch/multiprocessing/spawn.py", line 107, in join
+    (error_index, name)
+Exception: process 3 terminated with signal SIGKILL
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("host_oom", 3))
+
     def test_lone_sigabrt_is_the_root(self):
         # Rank 0 aborts and prints nothing; rank 1 loses its gloo peer. Nothing explains the abort.
         report = flrun.report_text(SIGABRT_COMBINED)
