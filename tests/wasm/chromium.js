@@ -57,7 +57,9 @@ async function launch() {
       const exited = new Promise((resolve) => proc.once('exit', resolve));
       proc.kill();
       await exited; // the profile is in use until then
-      fs.rmSync(profile, { recursive: true, force: true });
+      // ... and a little longer by helper processes the browser leaves to
+      // exit on their own (seen in CI: ENOTEMPTY on the profile's Default/).
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     },
   };
 }
