@@ -18,18 +18,16 @@
 #include "common/hash.h"
 #include "faultline.h"
 #include "pack_future_generated.h"  // the schema of format 1.(today + 1): tests/CMakeLists.txt
+#include "test_files.h"
 
 namespace fut = faultline::future;
 
 namespace {
 
 std::vector<uint8_t> read_bytes(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  const std::string b = s.str();
+  std::vector<uint8_t> b = slurp_bytes(path);
   REQUIRE_MESSAGE(b.size() > 64, path);
-  return std::vector<uint8_t>(b.begin(), b.end());
+  return b;
 }
 
 std::string old_pack_path(int minor) { return FAULTLINE_TEST_DATA "/packs/format-1." + std::to_string(minor) + ".flpack"; }

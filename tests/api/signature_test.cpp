@@ -27,17 +27,11 @@
 #include <thread>
 #include <vector>
 
+#include "test_files.h"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<uint8_t> read_bytes(const fs::path &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  std::string b = s.str();
-  return std::vector<uint8_t>(b.begin(), b.end());
-}
 
 void write_bytes(const fs::path &p, const void *data, size_t n) {
   std::ofstream f(p, std::ios::binary | std::ios::trunc);
@@ -173,7 +167,7 @@ struct TempDir {
 };
 
 std::vector<uint8_t> small_pack() {
-  auto b = read_bytes(FAULTLINE_SMALL_PACK);
+  auto b = slurp_bytes(FAULTLINE_SMALL_PACK);
   REQUIRE(b.size() > 64);
   return b;
 }
