@@ -48,6 +48,21 @@ bool command(JsonWriter &w, const char *key, const flatbuffers::String *run, Tex
 
 // Related and caused entries: id, title and severity, so a page can link
 // them and show how bad each is without looking them up.
+// `key`: an array of one object per item of a pack vector (absent = empty),
+// each written by `write(item)`.
+template <class Items, class Write>
+void objects(JsonWriter &w, const char *key, const Items *items, Write write) {
+  w.key(key);
+  w.begin_array();
+  if (items)
+    for (const auto *x : *items) {
+      w.begin_object();
+      write(x);
+      w.end_object();
+    }
+  w.end_array();
+}
+
 template <class ForEach>
 void links(JsonWriter &w, const char *key, const Library &pack, ForEach for_each) {
   w.key(key);
@@ -92,75 +107,39 @@ bool render_entry_json(const Library &pack, uint32_t index, const Allocator &all
   w.end_object();
 
   prose(w, "summary", e->summary());
-  w.key("answers");
-  w.begin_array();
-  if (e->answers())
-    for (const auto *a : *e->answers()) {
-      w.begin_object();
-      w.kv("question", question_text(a->question()));
-      prose(w, "text", a->text());
-      w.end_object();
-    }
-  w.end_array();
+  objects(w, "answers", e->answers(), [&](const auto *a) {
+    w.kv("question", question_text(a->question()));
+    prose(w, "text", a->text());
+  });
   prose(w, "mechanism", e->mechanism());
-  w.key("symptoms");
-  w.begin_array();
-  if (e->symptoms())
-    for (const auto *x : *e->symptoms()) {
-      w.begin_object();
-      text(w, "observe", x->observe());
-      prose(w, "why", x->why());
-      w.end_object();
-    }
-  w.end_array();
+  objects(w, "symptoms", e->symptoms(), [&](const auto *x) {
+    text(w, "observe", x->observe());
+    prose(w, "why", x->why());
+  });
   strings(w, "confirm", e->confirm());
   prose(w, "root_cause", e->root_cause());
   strings(w, "fix_steps", e->fix_steps());
-  w.key("fix_commands");
-  w.begin_array();
-  if (e->fix_commands())
-    for (const auto *c : *e->fix_commands()) {
-      w.begin_object();
-      ok = command(w, "run", c->run(), &scratch) && ok;
-      prose(w, "explain", c->explain());
-      w.end_object();
-    }
-  w.end_array();
-  w.key("code_examples");
-  w.begin_array();
-  if (e->code_examples())
-    for (const auto *c : *e->code_examples()) {
-      w.begin_object();
-      text(w, "stack", c->stack());
-      w.kv("stack_name", code_stack_name(c->stack() ? c->stack()->c_str() : ""));
-      text(w, "language", c->language());
-      prose(w, "code", c->code());
-      prose(w, "why", c->why());
-      w.end_object();
-    }
-  w.end_array();
-  w.key("verify");
-  w.begin_array();
-  if (e->verify())
-    for (const auto *v : *e->verify()) {
-      w.begin_object();
-      ok = command(w, "run", v->run(), &scratch) && ok;
-      prose(w, "expect", v->expect());
-      w.end_object();
-    }
-  w.end_array();
+  objects(w, "fix_commands", e->fix_commands(), [&](const auto *c) {
+    ok = command(w, "run", c->run(), &scratch) && ok;
+    prose(w, "explain", c->explain());
+  });
+  objects(w, "code_examples", e->code_examples(), [&](const auto *c) {
+    text(w, "stack", c->stack());
+    w.kv("stack_name", code_stack_name(c->stack() ? c->stack()->c_str() : ""));
+    text(w, "language", c->language());
+    prose(w, "code", c->code());
+    prose(w, "why", c->why());
+  });
+  objects(w, "verify", e->verify(), [&](const auto *v) {
+    ok = command(w, "run", v->run(), &scratch) && ok;
+    prose(w, "expect", v->expect());
+  });
   strings(w, "prevention", e->prevention());
-  w.key("versions");
-  w.begin_array();
-  if (e->versions())
-    for (const auto *v : *e->versions()) {
-      w.begin_object();
-      text(w, "component", v->component());
-      text(w, "range", v->range());
-      prose(w, "note", v->note());
-      w.end_object();
-    }
-  w.end_array();
+  objects(w, "versions", e->versions(), [&](const auto *v) {
+    text(w, "component", v->component());
+    text(w, "range", v->range());
+    prose(w, "note", v->note());
+  });
   prose(w, "fingerprint", e->fingerprint());
   w.key("patterns");  // the searchable error signature: what the log says
   w.begin_array();
@@ -175,16 +154,10 @@ bool render_entry_json(const Library &pack, uint32_t index, const Allocator &all
   w.end_array();
   links(w, "related", pack, [&](auto f) { pack.for_each_related(index, f); });
   links(w, "causes", pack, [&](auto f) { pack.for_each_cause(index, f); });
-  w.key("references");
-  w.begin_array();
-  if (e->references())
-    for (const auto *r : *e->references()) {
-      w.begin_object();
-      text(w, "title", r->title());
-      text(w, "url", r->url());
-      w.end_object();
-    }
-  w.end_array();
+  objects(w, "references", e->references(), [&](const auto *r) {
+    text(w, "title", r->title());
+    text(w, "url", r->url());
+  });
   w.end_object();
   return ok;
 }
