@@ -19,6 +19,7 @@ LineMatcher::~LineMatcher() {
   alloc_.release(dfa_list_);
   alloc_.release(level_group_);
   alloc_.release(whole_);
+  alloc_.release(start_inside_);
 }
 
 Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
@@ -41,8 +42,9 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
   dfa_list_ = static_cast<uint32_t *>(alloc_.allocate_zeroed(dfas, sizeof(uint32_t)));
   level_group_ = static_cast<int32_t *>(alloc_.allocate_zeroed(words, sizeof(int32_t)));
   whole_ = static_cast<DfaView *>(alloc_.allocate_zeroed(words, sizeof(DfaView)));
+  start_inside_ = static_cast<uint8_t *>(alloc_.allocate_zeroed(words, 1));
   if (!seen_ || !full_mask_ || !touched_ || !complete_ || !slots_ || !vm_scratch_ || !dfa_stamp_ || !dfa_list_ || !level_group_ ||
-      !whole_)
+      !whole_ || !start_inside_)
     return Status::kNoMem;
   for (uint32_t i = 0; i < n; i++) {
     const fb::Pattern *pat = pack->pattern(i);
@@ -50,6 +52,10 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
     level_group_[i] = -1;
     if (!pack->confirm_dfa(i, &whole_[i])) whole_[i] = DfaView{};
+    const ProgramView prog = pack->program(i);
+    if (!program_anchored(prog))
+      for (uint32_t k = 0; k < prog.insn_count && !start_inside_[i]; k++)
+        start_inside_[i] = insn_op(prog.insns[2 * k]) == kOpAssert && insn_x(prog.insns[2 * k]) == kAssertLineStart;
     if (pat->entry() != kFramingEntry || !pat->capture_names()) continue;
     for (uint32_t g = 0; g < pat->capture_names()->size(); g++)
       if (std::strcmp(pat->capture_names()->Get(g)->c_str(), kFramingLevel) == 0 && 2 * (g + 1) + 1 < pat->slot_count())
@@ -250,29 +256,34 @@ uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMat
       continue;
     }
     // A pattern anchored at the line start reads the message behind the
-    // prefixes: "^Killed" holds behind "[rank3]: " or a timestamp too.
-    ProgramView prog = pack_->program(p);
-    const bool anchored = program_anchored(prog);
+    // prefixes: "^Killed" holds behind "[rank3]: " or a timestamp too; so does
+    // a '^' in one of a pattern's alternatives, tried when the whole line fails.
+    const bool anchored = program_anchored(pack_->program(p));
     if (anchored && quiet_header_) continue;
-    const uint32_t at = anchored ? message_start_ : 0;
-    // The whole-pattern DFA first: most candidates that reach here do not
-    // match, and it decides them in one step a byte; the program runs only
-    // for the captures of a line that matches.
-    const DfaView &whole = whole_[p];
-    if (whole.state_count) {
-      if (!afford(len - at) || !dfa_decides(whole, line + at, len - at)) continue;
-      if (pat->slot_count() == 2) {
-        matches++;
-        on_match(ctx, p, nullptr);
-        continue;
-      }
-    }
-    if (confirm(prog, line, len, at)) {
+    if (match_entry_at(p, line, len, anchored ? message_start_ : 0, on_match, ctx) ||
+        (start_inside_[p] && message_start_ > 0 && !quiet_header_ &&
+         match_entry_at(p, line, len, message_start_, on_match, ctx)))
       matches++;
-      on_match(ctx, p, slots_);
-    }
   }
   return matches;
+}
+
+// One entry pattern on the line from offset `at`, read as the line start.
+bool LineMatcher::match_entry_at(uint32_t p, const uint8_t *line, size_t len, uint32_t at, OnMatch on_match, void *ctx) {
+  // The whole-pattern DFA first: most candidates that reach here do not
+  // match, and it decides them in one step a byte; the program runs only
+  // for the captures of a line that matches.
+  const DfaView &whole = whole_[p];
+  if (whole.state_count) {
+    if (!afford(len - at) || !dfa_decides(whole, line + at, len - at)) return false;
+    if (pack_->pattern(p)->slot_count() == 2) {
+      on_match(ctx, p, nullptr);
+      return true;
+    }
+  }
+  if (!confirm(pack_->program(p), line, len, at)) return false;
+  on_match(ctx, p, slots_);
+  return true;
 }
 
 }  // namespace faultline

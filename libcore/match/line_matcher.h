@@ -74,6 +74,9 @@ class LineMatcher {
   int32_t *slots_ = nullptr;
   int32_t *level_group_ = nullptr;  // per pattern: its `level` capture group, -1 = none
   DfaView *whole_ = nullptr;        // per pattern: its confirmation DFA (state_count 0 = none)
+  // Per pattern: a '^' inside it, in one of its alternatives ("(?:NCCL WARN |^)Cuda failure"),
+  // which holds behind the line's prefixes too: such a pattern is tried again at the message start.
+  uint8_t *start_inside_ = nullptr;
   bool quiet_header_ = false;       // the line's prefixes include a logger header below error level
   void *vm_scratch_ = nullptr;
   uint64_t candidate_lines_ = 0;
@@ -104,6 +107,7 @@ class LineMatcher {
   static void on_key(void *self, const fb::LiteralKey *key);
   void run_dfa(uint32_t d, const uint8_t *line, size_t len);
   bool confirm(const ProgramView &prog, const uint8_t *line, size_t len, uint32_t at);
+  bool match_entry_at(uint32_t p, const uint8_t *line, size_t len, uint32_t at, OnMatch on_match, void *ctx);
   uint32_t match_within_budget(const uint8_t *line, size_t len, OnMatch on_match, void *ctx, bool frame_always);
   uint32_t peel_prefixes(const uint8_t *line, size_t len, OnMatch on_match, void *ctx);
 };
