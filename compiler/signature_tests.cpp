@@ -235,6 +235,9 @@ TestSummary run_signature_tests(const std::vector<Signature> &sigs, const PackVi
         if (anchored && matcher.quiet_header()) continue;
         const size_t at = anchored ? matcher.message_start() : 0;
         vm_hit = vm_hit || run_program(pack, p, line, &slots, at);
+        // A '^' inside an alternative holds at the message start too.
+        if (!vm_hit && program_starts_inside(pack.program(p)) && matcher.message_start() > 0 && !matcher.quiet_header())
+          vm_hit = run_program(pack, p, line, &slots, matcher.message_start());
       }
       if (vm_hit != hit)
         throw std::logic_error("flc bug: the DFA prefilter and the confirmation program disagree on a line of " + s.id);

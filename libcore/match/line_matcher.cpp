@@ -52,10 +52,7 @@ Status LineMatcher::create(const PackView *pack, const Allocator &alloc) {
     full_mask_[i] = pieces >= 32 ? 0xffffffffu : (1u << pieces) - 1;
     level_group_[i] = -1;
     if (!pack->confirm_dfa(i, &whole_[i])) whole_[i] = DfaView{};
-    const ProgramView prog = pack->program(i);
-    if (!program_anchored(prog))
-      for (uint32_t k = 0; k < prog.insn_count && !start_inside_[i]; k++)
-        start_inside_[i] = insn_op(prog.insns[2 * k]) == kOpAssert && insn_x(prog.insns[2 * k]) == kAssertLineStart;
+    start_inside_[i] = program_starts_inside(pack->program(i));
     if (pat->entry() != kFramingEntry || !pat->capture_names()) continue;
     for (uint32_t g = 0; g < pat->capture_names()->size(); g++)
       if (std::strcmp(pat->capture_names()->Get(g)->c_str(), kFramingLevel) == 0 && 2 * (g + 1) + 1 < pat->slot_count())

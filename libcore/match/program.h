@@ -52,6 +52,17 @@ inline bool program_anchored(const ProgramView &p) {
          insn_x(p.insns[2]) == kAssertLineStart;
 }
 
+// A program not anchored as a whole with a line-start assertion inside, in
+// one of its alternatives ("(?:NCCL WARN |^)Cuda failure"): that '^' holds at
+// the message start behind the line's prefixes too, so the matcher tries such
+// a program again from there when the whole line does not match.
+inline bool program_starts_inside(const ProgramView &p) {
+  if (program_anchored(p)) return false;
+  for (uint32_t k = 0; k < p.insn_count; k++)
+    if (insn_op(p.insns[2 * k]) == kOpAssert && insn_x(p.insns[2 * k]) == kAssertLineStart) return true;
+  return false;
+}
+
 // Checks that every jump, split, class and save index of `p` is in range and
 // that every opcode is known: what the pack verifier runs before any VM use.
 bool program_is_valid(const ProgramView &p);
