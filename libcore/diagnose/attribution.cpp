@@ -245,7 +245,8 @@ void find_lagging_rank(const Evidence &ev, Diagnosis *d) {
   if (named >= 0) {
     d->lagging_rank = ev.groups[named].culprit_rank;
     d->lagging_named = true;
-    d->lagging_how = "a report in the log names it (monitored barrier, desync debug, flight recorder analysis, Horovod's stall inspector)";
+    d->lagging_how =
+        "a report in the log names it (monitored barrier, desync debug, flight recorder analysis, Horovod's stall inspector)";
   } else if ((d->lagging_rank = odd_rank_out(ev, d->group_rank, &d->lagging_how)) >= 0) {
     named = 0;
     d->lagging_odd = true;

@@ -258,8 +258,7 @@ uint32_t LineMatcher::match_within_budget(const uint8_t *line, size_t len, OnMat
     const bool anchored = program_anchored(pack_->program(p));
     if (anchored && quiet_header_) continue;
     if (match_entry_at(p, line, len, anchored ? message_start_ : 0, on_match, ctx) ||
-        (start_inside_[p] && message_start_ > 0 && !quiet_header_ &&
-         match_entry_at(p, line, len, message_start_, on_match, ctx)))
+        (start_inside_[p] && message_start_ > 0 && !quiet_header_ && match_entry_at(p, line, len, message_start_, on_match, ctx)))
       matches++;
   }
   return matches;

@@ -77,7 +77,7 @@ class LineMatcher {
   // Per pattern: a '^' inside it, in one of its alternatives ("(?:NCCL WARN |^)Cuda failure"),
   // which holds behind the line's prefixes too: such a pattern is tried again at the message start.
   uint8_t *start_inside_ = nullptr;
-  bool quiet_header_ = false;       // the line's prefixes include a logger header below error level
+  bool quiet_header_ = false;  // the line's prefixes include a logger header below error level
   void *vm_scratch_ = nullptr;
   uint64_t candidate_lines_ = 0;
   uint32_t message_start_ = 0;

@@ -632,5 +632,55 @@ class AgentWorker(unittest.TestCase):
         self.assertIsNone(root["rank"])
 
 
+    def test_parlai_prefix_gives_the_rank_of_a_logged_traceback(self):
+        # Real lines of facebookresearch/ParlAI#4452 (heldout9 M1010): ParlAI's "rank:  3 | <time> CRITICAL | "
+        # stands on the first line of the logged traceback only; the OOM ending it is rank 3's.
+        log = """rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):
+  File "/mnt/lustre/zhaojianqiao/ParlAI/parlai/core/torch_generator_agent.py", line 605, in _fake_forward_backward_pass
+    self.backward(loss)
+  File "/mnt/lustre/zhaojianqiao/anaconda3/envs/parlai/lib/python3.9/site-packages/torch/_tensor.py", line 363, in backward
+    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+RuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB (GPU 3; 79.35 GiB total capacity; 63.19 GiB already allocated; 8.57 GiB free; 68.48 GiB reserved in total by PyTorch)
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("cuda_oom", 3))
+        self.assertEqual(source_of(root), "printed-root-error")
+
+    def test_horovod_stall_names_the_one_missing_rank(self):
+        # Real lines of horovod/horovod#1012 (heldout9 M1005): rank 0 (the coordinator, Open MPI's
+        # "[1,0]" tag) prints the stalled tensors; rank 1 is missing from every one: rank 1 stopped.
+        line = ("[1,0]<stderr>:[2019-04-13 13:53:31.851547: W horovod/common/operations.cc:588] "
+                "HorovodBroadcast_global_step_0 [missing ranks: 1]\n")
+        warning = ("[1,0]<stderr>:[2019-04-13 13:54:31.854655: W horovod/common/operations.cc:588] One or more tensors "
+                   "were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
+                   "remainder of ranks for more than 60 seconds.\n")
+        root = flrun.report_text(line + line.replace("global_step_0", "dense_bias_Momentum_0") + warning)["root"]
+        self.assertEqual(root["rank"], 1)
+        self.assertEqual(source_of(root), "named-by-report")
+        # Two ranks missing name neither.
+        root = flrun.report_text(line.replace("ranks: 1]", "ranks: 1, 2]") + warning)["root"]
+        self.assertNotEqual(root["rank"], 1)
+
+    def test_vllm_logger_header_behind_a_worker_prefix(self):
+        # Real lines of vllm-project/vllm#19865 (heldout9 M2013): NCCL's CUDA failure behind a worker's
+        # prefix and vLLM's logger header is the worker's out of memory, not an NCCL setup fault.
+        log = """(VllmWorker rank=3 pid=15164) ERROR 06-19 07:06:13 [multiproc_executor.py:527] torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.2
+(VllmWorker rank=3 pid=15164) ERROR 06-19 07:06:13 [multiproc_executor.py:527] ncclUnhandledCudaError: Call to CUDA function failed.
+(VllmWorker rank=3 pid=15164) ERROR 06-19 07:06:13 [multiproc_executor.py:527] Last error:
+(VllmWorker rank=3 pid=15164) ERROR 06-19 07:06:13 [multiproc_executor.py:527] Cuda failure 2 'out of memory'
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("cuda_oom", 3))
+
+    def test_vendor_worded_agent_line_of_a_sigkilled_worker(self):
+        # Real line of shihao1895/MemoryVLA#20 (heldout9 M2001): PAI-DLC's torchrun words its report
+        # "failed (exitcode: -9) for binary located at ... with local_rank: 0 (process ID: 71)".
+        line = ("[dlc1mtq58q0821ib-master-0] [2026-03-30 19:24:42,731] torch.distributed.elastic.multiprocessing.api: "
+                "[ERROR] failed (exitcode: -9) for binary located at /mnt/data/miniconda3/envs/memvla/bin/python3.10 "
+                "with local_rank: 0 (process ID: 71)\n")
+        report = flrun.report_text(line)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual((report["root"]["type"], report["root"]["rank"]), ("host_oom", 0))
+
 if __name__ == "__main__":
     unittest.main()
