@@ -100,6 +100,10 @@ inline constexpr const char *kTracebackHeader = "traceback_header";   // "Traceb
 inline constexpr const char *kExceptionLine = "exception_line";       // the exception ending it
 inline constexpr const char *kTracebackFrame = "traceback_frame";     // '  File "x.py", line 3, in f'
 inline constexpr const char *kNativeFrame = "native_frame";           // c10's "frame #3: ..." C++ stack line
+// A launcher's record of a worker that raised an uncaught exception, its
+// traceback below ("-- Process 3 terminated with the following error:"):
+// that worker exited with status 1 (spawn's _wrap() calls sys.exit(1)).
+inline constexpr const char *kRaisedRecordHeader = "raised_record_header";
 }  // namespace pattern
 
 struct PatternWord {
@@ -109,7 +113,7 @@ struct PatternWord {
 inline constexpr PatternWord kDiagnosisPatterns[] = {
     {pattern::kRootCauseHeader, ReadIn::kAnyEntry},     {pattern::kTracebackHeader, ReadIn::kGenericEntries},
     {pattern::kExceptionLine, ReadIn::kGenericEntries}, {pattern::kTracebackFrame, ReadIn::kGenericEntries},
-    {pattern::kNativeFrame, ReadIn::kGenericEntries},
+    {pattern::kNativeFrame, ReadIn::kGenericEntries},   {pattern::kRaisedRecordHeader, ReadIn::kAnyEntry},
 };
 
 // --- Tags and types ----------------------------------------------------------

@@ -390,6 +390,7 @@ void Evidence::note_exit(uint32_t source, const fl_event *ev, const fb::Pattern 
     x.source = source;
     x.line = ev->line_number;
     x.local_rank = v;
+    if (name_is(pat->name(), pattern::kRaisedRecordHeader)) x.exitcode = 1, x.has_exitcode = true;
     if (!add(x, host, host_len)) return;
     live_.record = exits.size() - 1;
     live_.record_line = ev->line_number;

@@ -682,5 +682,28 @@ RuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB (GPU 3; 79.35 GiB 
         self.assertEqual(report["verdict"], "failure")
         self.assertEqual((report["root"]["type"], report["root"]["rank"]), ("host_oom", 0))
 
+    def test_spawned_process_record_of_an_exception_no_entry_knows(self):
+        # Real lines of ddPn08/rvc-webui#33 (heldout9 M1031): the parent's re-raise
+        # (ProcessRaisedException) is no failure of its own; the child's AttributeError under
+        # "-- Process 1 terminated with the following error:" is the unknown root, and it is rank 1's.
+        log = """Traceback (most recent call last):
+  File "/home/lipingping/software/anaconda3/envs/afcc/lib/python3.10/site-packages/torch/multiprocessing/spawn.py", line 163, in join
+    raise ProcessRaisedException(msg, error_index, failed_process.pid)
+torch.multiprocessing.spawn.ProcessRaisedException: 
+
+-- Process 1 terminated with the following error:
+Traceback (most recent call last):
+  File "/home/lipingping/software/anaconda3/envs/afcc/lib/python3.10/site-packages/torch/multiprocessing/spawn.py", line 74, in _wrap
+    fn(i, *args)
+  File "/home/lipingping/project/afcc/modules/../lib/rvc/train.py", line 605, in training_runner
+    net_g.module.load_state_dict(net_g_state)
+AttributeError: 'SynthesizerTrnMs256NSFSid' object has no attribute 'module'
+"""
+        report = flrun.report_text(log)
+        self.assertEqual(report["verdict"], "failure")
+        root = report["root"]
+        self.assertIn("AttributeError", root["text"])
+        self.assertEqual(root["rank"], 1)
+
 if __name__ == "__main__":
     unittest.main()
