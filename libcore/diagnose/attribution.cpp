@@ -317,11 +317,15 @@ bool several_failed(const Evidence &ev, uint32_t source) {
 }
 
 int64_t signal_exit_rank(const Evidence &ev, Str *host) {
+  // On one node a worker's local rank is its rank: torchrun's agent line
+  // ("failed (exitcode: -6) local_rank: 0") names only the local rank.
+  const bool one_node = ev.nodes() <= 1 && hosts_named(ev) < 2;
   int64_t rank = -1;
   for (const WorkerExit &x : ev.exits) {
-    if (x.rank < 0 || !crash_signal(x.signal)) continue;
-    if (rank >= 0 && rank != x.rank) return -1;
-    rank = x.rank;
+    const int64_t r = x.rank >= 0 ? x.rank : one_node ? x.local_rank : -1;
+    if (r < 0 || !crash_signal(x.signal)) continue;
+    if (rank >= 0 && rank != r) return -1;
+    rank = r;
     if (x.host.len) *host = x.host;
   }
   return rank;

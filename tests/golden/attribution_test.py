@@ -705,5 +705,21 @@ AttributeError: 'SynthesizerTrnMs256NSFSid' object has no attribute 'module'
         self.assertIn("AttributeError", root["text"])
         self.assertEqual(root["rank"], 1)
 
+    def test_one_node_agent_names_the_local_rank_a_signal_killed(self):
+        # Real lines of heldout10 N2009 (Megatron-DeepSpeed under torchrun, 8 local workers): the
+        # device assert names no rank; the agent reports local_rank 0 dead of SIGABRT (-6) after
+        # stopping the seven others. On one node that local rank is the rank.
+        log = """../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [615,0,0], thread: [77,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 142438 closing signal SIGTERM
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 142439 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 142437) of binary: /opt/conda/bin/python
+"""
+        root = flrun.report_text(log)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("device_assert", 0))
+        self.assertEqual(source_of(root), "launcher-signal-exit")
+        # Two hosts named: a local rank is no longer a rank.
+        two = log.replace("../aten", "node17: ../aten", 1) + "node18: ../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [1,0,0], thread: [1,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+        self.assertNotEqual(source_of(flrun.report_text(two)["root"]), "launcher-signal-exit")
+
 if __name__ == "__main__":
     unittest.main()
