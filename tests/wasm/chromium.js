@@ -17,10 +17,28 @@ async function launch() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-chromium-'));
   const proc = spawn(
     BINARY,
-    ['--headless=new', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'],
-    { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] }
+    [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-breakpad',
+      '--disable-crash-reporter',
+      '--remote-debugging-pipe',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    // Its own process group: close() can end the helper processes it leaves.
+    { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true }
   );
   const toBrowser = proc.stdio[3], fromBrowser = proc.stdio[4];
+  toBrowser.on('error', () => {}); // a browser that died: its exit says so
+  const killGroup = (signal) => {
+    try {
+      process.kill(-proc.pid, signal);
+    } catch {
+      // the group has already gone
+    }
+  };
   const pending = new Map();
   let nextId = 0, buffered = '';
   fromBrowser.on('data', (data) => {
@@ -54,12 +72,23 @@ async function launch() {
       return r.result.value;
     },
     async close() {
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.kill();
-      await exited; // the profile is in use until then
-      // ... and a little longer by helper processes the browser leaves to
-      // exit on their own (seen in CI: ENOTEMPTY on the profile's Default/).
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      const gone = () => proc.exitCode !== null || proc.signalCode !== null;
+      const exited = gone() ? Promise.resolve() : new Promise((resolve) => proc.once('exit', resolve));
+      // Asked to close, the browser ends its helper processes and lets go of
+      // the profile; a browser that does not answer is killed.
+      const asked = send('Browser.close').catch(() => {});
+      const timeout = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+      await Promise.race([asked.then(() => exited), timeout(5000)]);
+      killGroup('SIGKILL');
+      await exited;
+      // The profile is the browser's scratch: a helper still writing to it
+      // (seen in CI: ENOTEMPTY on its Default/) is waited for, and a profile
+      // that cannot be removed is left behind with a warning, not a failure.
+      try {
+        fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      } catch (e) {
+        process.stderr.write(`chromium.js: left ${profile} behind: ${e.message}\n`);
+      }
     },
   };
 }
