@@ -96,14 +96,17 @@ Corpus user_logs(const std::string &name, const std::string &dir, size_t min_byt
 
 namespace {
 
-// Lines of raw text holding `needle`, and all lines.
+// Lines of raw text holding `needle`, and all lines. The next occurrence is
+// searched for again only once a line has passed it: searching from every
+// line start would read the rest of the file per line when the needle is rare.
 std::pair<size_t, size_t> lines_with(const std::string &raw, const char *needle) {
   size_t with = 0, lines = 0, start = 0;
+  size_t at = raw.find(needle);
   while (start < raw.size()) {
     size_t end = raw.find('\n', start);
     if (end == std::string::npos) end = raw.size();
     lines++;
-    const size_t at = raw.find(needle, start);
+    if (at != std::string::npos && at < start) at = raw.find(needle, start);
     if (at != std::string::npos && at < end) with++;
     start = end + 1;
   }
