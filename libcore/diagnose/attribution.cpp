@@ -316,13 +316,20 @@ bool several_failed(const Evidence &ev, uint32_t source) {
   return false;
 }
 
+namespace {
+
+// On one node a worker's local rank is its rank: old torchrun agents
+// ("failed (exitcode: -6) local_rank: 0") name only the local rank.
+bool one_node(const Evidence &ev) { return ev.nodes() <= 1 && hosts_named(ev) < 2; }
+int64_t exit_rank(const WorkerExit &x, bool on_one_node) { return x.rank >= 0 ? x.rank : on_one_node ? x.local_rank : -1; }
+
+}  // namespace
+
 int64_t signal_exit_rank(const Evidence &ev, Str *host) {
-  // On one node a worker's local rank is its rank: torchrun's agent line
-  // ("failed (exitcode: -6) local_rank: 0") names only the local rank.
-  const bool one_node = ev.nodes() <= 1 && hosts_named(ev) < 2;
+  const bool single = one_node(ev);
   int64_t rank = -1;
   for (const WorkerExit &x : ev.exits) {
-    const int64_t r = x.rank >= 0 ? x.rank : one_node ? x.local_rank : -1;
+    const int64_t r = exit_rank(x, single);
     if (r < 0 || !crash_signal(x.signal)) continue;
     if (rank >= 0 && rank != r) return -1;
     rank = r;
@@ -530,9 +537,7 @@ int64_t only_stack_rank(const Evidence &ev, uint32_t source) {
 // within one monitoring interval, lowest first), the line cannot say which:
 // no rank, and the missing evidence says so.
 void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagnosis *d) {
-  // On one node a worker's local rank is its rank: old torchrun agents
-  // report only "failed (exitcode: 1) local_rank: 0".
-  const bool one_node = ev.nodes() <= 1 && hosts_named(ev) < 2;
+  const bool single = one_node(ev);
   Str host{};
   int64_t r;
   if ((r = signal_exit_rank(ev, &host)) >= 0) {
@@ -547,7 +552,7 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
   int64_t ranks[kMaxRanksListed];
   uint32_t n = 0, more = 0;
   for (const WorkerExit &x : ev.exits) {
-    const int64_t rank = x.rank >= 0 ? x.rank : one_node ? x.local_rank : -1;
+    const int64_t rank = exit_rank(x, single);
     if (rank < 0 || !x.has_exitcode || x.exitcode <= 0 || (agent != kNoEntry && x.source != agent)) continue;
     bool seen = false;
     for (uint32_t i = 0; i < n && !seen; i++) seen = ranks[i] == rank;
