@@ -82,6 +82,11 @@ class Memchr : public Engine {
   }
 };
 
+// faultline matches the first max_line_bytes of a longer line (the rest is
+// not read; the event is flagged truncated). The baselines count matches on
+// the same bytes: a match ending past that point in its line is not counted.
+constexpr uint64_t kLineReadBytes = 65536;  // fl_scanner_options.max_line_bytes = 0
+
 // Counting (line, pattern) pairs from match end offsets: matches come in
 // order of end offset, so a pattern's match before the end of the line it
 // was last counted on is on that line.
@@ -89,15 +94,34 @@ struct LineCounter {
   const std::string *text = nullptr;
   std::vector<uint64_t> counted_until;  // per pattern: offset of the '\n' ending its last counted line, + 1
   uint64_t count = 0;
+  uint64_t line_start = 0, searched_to = 0;  // the start of the line holding offset searched_to
 
   void reset(const std::string &t, size_t patterns) {
     text = &t;
     counted_until.assign(patterns, 0);
-    count = 0;
+    count = line_start = searched_to = 0;
+  }
+  // The start of the line holding `at`. End offsets come in order, so the
+  // search goes forward only: linear in the text.
+  uint64_t start_of_line(uint64_t at) {
+    const char *base = text->data();
+    if (at < searched_to) {  // not expected; a backward search keeps it correct
+      while (at > 0 && base[at - 1] != '\n') at--;
+      return at;
+    }
+    for (const char *p = base + searched_to, *end = base + at; p < end;) {
+      const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+      if (!nl) break;
+      p = static_cast<const char *>(nl) + 1;
+      line_start = static_cast<uint64_t>(p - base);
+    }
+    searched_to = at;
+    return line_start;
   }
   void on_match(uint32_t id, uint64_t to) {
     const uint64_t at = to > 0 ? to - 1 : 0;  // the match's last byte (or a '$' before '\n')
     if (at < counted_until[id]) return;
+    if (to - start_of_line(at) > kLineReadBytes) return;
     const void *nl = std::memchr(text->data() + at, '\n', text->size() - at);
     counted_until[id] = nl ? static_cast<uint64_t>(static_cast<const char *>(nl) - text->data()) + 1 : text->size();
     count++;
@@ -203,7 +227,8 @@ class Re2Set : public Engine {
       const void *nl = std::memchr(text.data() + start, '\n', text.size() - start);
       const size_t end = nl ? static_cast<size_t>(static_cast<const char *>(nl) - text.data()) : text.size();
       hits.clear();
-      if (set_.Match(std::string_view(text.data() + start, end - start), &hits)) count += hits.size();
+      const size_t read = std::min<size_t>(end - start, kLineReadBytes);  // as faultline reads it
+      if (set_.Match(std::string_view(text.data() + start, read), &hits)) count += hits.size();
       start = end + 1;
     }
     return count;
