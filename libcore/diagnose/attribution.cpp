@@ -528,6 +528,21 @@ int64_t only_stack_rank(const Evidence &ev, uint32_t source) {
   return rank;
 }
 
+// The one rank a launcher names as failed without an exit status (Ray
+// Train's "Worker 0 has failed.", mpirun's "Process name: [[x,y],N]"); two
+// different ranks named say nothing of which was first.
+int64_t only_named_failed_rank(const Evidence &ev, bool single, Str *host) {
+  int64_t rank = -1;
+  for (const WorkerExit &x : ev.exits) {
+    const int64_t r = exit_rank(x, single);
+    if (r < 0 || x.has_exitcode || x.signal) continue;
+    if (rank >= 0 && rank != r) return -1;
+    if (rank < 0 && x.host.len) *host = x.host;
+    rank = r;
+  }
+  return rank;
+}
+
 // The root error was raised by the process that printed it (it did not wait
 // for another rank), but its line names no rank: the rank the launcher saw
 // die by a crash signal, the rank NCCL progress names, else the one rank the
@@ -570,7 +585,11 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
     return;
   }
   if (n == 0) {
-    if ((r = only_stack_rank(ev, source)) >= 0)
+    host = Str{};
+    if ((r = only_named_failed_rank(ev, single, &host)) >= 0)
+      decide(d, r, host, "launcher-failed-worker",
+             "the root error names no rank; the launcher names this rank alone as the worker that failed", "medium");
+    else if ((r = only_stack_rank(ev, source)) >= 0)
       decide(d, r, Str{}, "only-rank-with-traceback",
              "the root error names no rank and no launcher record names one; this rank alone printed a stack in the log "
              "(PyTorch 2.3+ prefixes an uncaught traceback with its rank; a device assertion or a C++ message "

@@ -721,5 +721,23 @@ ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_
         two = log.replace("../aten", "node17: ../aten", 1) + "node18: ../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [1,0,0], thread: [1,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
         self.assertNotEqual(source_of(flrun.report_text(two)["root"]), "launcher-signal-exit")
 
+    def test_ray_train_names_the_one_worker_that_failed(self):
+        # Real lines of ray-project/ray#47461 (heldout3 F4009): the raylet reports a worker gone
+        # without a word (SIGKILL, most often the OOM killer) and names no rank; Ray Train's
+        # controller names the worker that failed, without an exit status.
+        raylet = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+                  "To troubleshoot the problem, check the logs for the dead worker. RayTask ID: "
+                  "ffffffffffffffff3fe85624f7ebc8f28d076a0702000000 Worker IP address: 10.0.7.57 Worker port: 10046 "
+                  "Worker PID: 89513 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits "
+                  "with a connection error code 2. End of file. There are some potential root causes. (1) The "
+                  "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is "
+                  "called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n")
+        root = flrun.report_text(raylet + "(TorchTrainer pid=89392) Worker 0 has failed.\n")["root"]
+        self.assertEqual((root["type"], root["rank"]), ("host_oom", 0))
+        self.assertEqual(source_of(root), "launcher-failed-worker")
+        # Two workers named as failed: which one the raylet meant is unknown.
+        two = raylet + "(TorchTrainer pid=89392) Worker 0 has failed.\n(TorchTrainer pid=89392) Worker 3 has failed.\n"
+        self.assertIsNone(flrun.report_text(two)["root"]["rank"])
+
 if __name__ == "__main__":
     unittest.main()
