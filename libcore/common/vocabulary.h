@@ -30,6 +30,9 @@ namespace capture {
 inline constexpr const char *kRank = "rank";                 // a rank the message states ("for rank 3")
 inline constexpr const char *kLocalRank = "local_rank";      // a local rank the message states
 inline constexpr const char *kCulpritRank = "culprit_rank";  // a rank the message blames, not the printer
+// The ranks a collective waits with ("[ready ranks: 5, 6, 3, 1, 4, 0]"): the
+// one rank missing below the highest is the culprit.
+inline constexpr const char *kReadyRanks = "ready_ranks";
 // A rank whose collective differs from the printer's (a mismatch report that
 // blames neither side): the rank most printers name is the odd one out.
 inline constexpr const char *kDifferingRank = "differing_rank";
@@ -71,6 +74,7 @@ inline constexpr CaptureWord kDiagnosisCaptures[] = {
     {capture::kRank, true, ReadIn::kAnyEntry},
     {capture::kLocalRank, true, ReadIn::kAnyEntry},
     {capture::kCulpritRank, true, ReadIn::kAnyEntry},
+    {capture::kReadyRanks, false, ReadIn::kAnyEntry},
     {capture::kDifferingRank, true, ReadIn::kAnyEntry},
     {capture::kTimeoutSeq, true, ReadIn::kAnyEntry},
     {capture::kOpType, false, ReadIn::kAnyEntry},

@@ -26,6 +26,33 @@ bool captured_number(const fl_event *ev, const char *name, int64_t *out) {
   return false;
 }
 
+// The one rank absent from a list of ranks below its highest ("5, 6, 3, 1,
+// 4, 0" lacks 2), or -1: none or several absent, a rank past the bound, or
+// the highest itself missing (nothing in the list could tell).
+int64_t missing_rank(const char *p, size_t n) {
+  constexpr int64_t kBound = 4096;
+  uint64_t seen[kBound / 64] = {};
+  int64_t top = -1;
+  size_t i = 0;
+  while (i < n) {
+    while (i < n && (p[i] < '0' || p[i] > '9')) i++;
+    size_t start = i;
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    int64_t r;
+    if (i == start) break;
+    if (!parse_decimal(p + start, i - start, &r) || r >= kBound) return -1;
+    seen[r / 64] |= uint64_t{1} << (r % 64);
+    if (r > top) top = r;
+  }
+  int64_t missing = -1;
+  for (int64_t r = 0; r < top; r++) {
+    if (seen[r / 64] & (uint64_t{1} << (r % 64))) continue;
+    if (missing >= 0) return -1;
+    missing = r;
+  }
+  return missing;
+}
+
 const fl_capture *capture_text(const fl_event *ev, const char *name) {
   for (uint32_t i = 0; i < ev->capture_count; i++)
     if (std::strcmp(ev->captures[i].name, name) == 0) return &ev->captures[i];
@@ -585,6 +612,8 @@ void Evidence::add_event(uint32_t source, const fl_event *ev) {
   if (g.local_rank < 0 && in_exit_record(ev)) g.local_rank = exits[live_.record].local_rank;
   if (g.device < 0) g.device = ev->device;
   if (g.culprit_rank < 0 && captured_number(ev, capture::kCulpritRank, &v)) g.culprit_rank = v;
+  if (g.culprit_rank < 0)
+    if (const fl_capture *x = capture_text(ev, capture::kReadyRanks)) g.culprit_rank = missing_rank(x->value, x->value_len);
 }
 
 bool Evidence::note_pid_rank(int64_t pid, int64_t rank, int64_t nranks, Str host) {

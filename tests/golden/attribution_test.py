@@ -661,6 +661,18 @@ RuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB (GPU 3; 79.35 GiB 
         root = flrun.report_text(line.replace("ranks: 1]", "ranks: 1, 2]") + warning)["root"]
         self.assertNotEqual(root["rank"], 1)
 
+    def test_horovod_stall_ready_ranks_name_the_absent_one(self):
+        # Real lines of horovod/horovod#530 (heldout13 R1002): old Horovod lists the ranks that did
+        # submit each stalled broadcast; rank 2 is absent below the highest (6): rank 2 never came.
+        lines = ("Stalled ops: HorovodBroadcast_InceptionV3_Logits_Conv2d_1c_1x1_weights_0 [ready ranks: 5, 6, 3, 1, 4, 0]\n"
+                 "HorovodBroadcast_InceptionV3_AuxLogits_Conv2d_2a_5x5_weights_0 [ready ranks: 5, 6, 3, 1, 4, 0], \n")
+        root = flrun.report_text(lines)["root"]
+        self.assertEqual((root["type"], root["rank"]), ("nccl_timeout", 2))
+        self.assertEqual(source_of(root), "named-by-report")
+        # Two absent (2 and 4), or none absent below the highest: no rank.
+        self.assertIsNone(flrun.report_text(lines.replace(", 4, 0]", ", 0]"))["root"]["rank"])
+        self.assertIsNone(flrun.report_text(lines.replace("5, 6, 3, 1, 4, 0", "5, 3, 1, 4, 0, 2"))["root"]["rank"])
+
     def test_vllm_logger_header_behind_a_worker_prefix(self):
         # Real lines of vllm-project/vllm#19865 (heldout9 M2013): NCCL's CUDA failure behind a worker's
         # prefix and vLLM's logger header is the worker's out of memory, not an NCCL setup fault.
