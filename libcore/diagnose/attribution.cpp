@@ -323,19 +323,28 @@ namespace {
 bool one_node(const Evidence &ev) { return ev.nodes() <= 1 && hosts_named(ev) < 2; }
 int64_t exit_rank(const WorkerExit &x, bool on_one_node) { return x.rank >= 0 ? x.rank : on_one_node ? x.local_rank : -1; }
 
+// The one rank among the launcher's records that `counts` selects, with its
+// host; -1 when none does or two different ranks do.
+template <typename Counts>
+int64_t only_exit_rank(const Evidence &ev, bool single, Counts counts, Str *host) {
+  int64_t rank = -1;
+  Str at{};
+  for (const WorkerExit &x : ev.exits) {
+    const int64_t r = exit_rank(x, single);
+    if (r < 0 || !counts(x)) continue;
+    if (rank >= 0 && rank != r) return -1;
+    rank = r;
+    if (x.host.len) at = x.host;
+  }
+  if (rank >= 0) *host = at;
+  return rank;
+}
+
 }  // namespace
 
 int64_t signal_exit_rank(const Evidence &ev, Str *host) {
-  const bool single = one_node(ev);
-  int64_t rank = -1;
-  for (const WorkerExit &x : ev.exits) {
-    const int64_t r = exit_rank(x, single);
-    if (r < 0 || !crash_signal(x.signal)) continue;
-    if (rank >= 0 && rank != r) return -1;
-    rank = r;
-    if (x.host.len) *host = x.host;
-  }
-  return rank;
+  return only_exit_rank(
+      ev, one_node(ev), [](const WorkerExit &x) { return crash_signal(x.signal); }, host);
 }
 
 namespace {
@@ -532,15 +541,8 @@ int64_t only_stack_rank(const Evidence &ev, uint32_t source) {
 // Train's "Worker 0 has failed.", mpirun's "Process name: [[x,y],N]"); two
 // different ranks named say nothing of which was first.
 int64_t only_named_failed_rank(const Evidence &ev, bool single, Str *host) {
-  int64_t rank = -1;
-  for (const WorkerExit &x : ev.exits) {
-    const int64_t r = exit_rank(x, single);
-    if (r < 0 || x.has_exitcode || x.signal) continue;
-    if (rank >= 0 && rank != r) return -1;
-    if (rank < 0 && x.host.len) *host = x.host;
-    rank = r;
-  }
-  return rank;
+  return only_exit_rank(
+      ev, single, [](const WorkerExit &x) { return !x.has_exitcode && x.signal == 0; }, host);
 }
 
 // The root error was raised by the process that printed it (it did not wait
@@ -585,7 +587,6 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
     return;
   }
   if (n == 0) {
-    host = Str{};
     if ((r = only_named_failed_rank(ev, single, &host)) >= 0)
       decide(d, r, host, "launcher-failed-worker",
              "the root error names no rank; the launcher names this rank alone as the worker that failed", "medium");
