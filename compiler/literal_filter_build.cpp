@@ -89,6 +89,11 @@ struct Info {
   std::optional<Set> exact;
   std::optional<Set> req;
   double req_cost = 0;
+  // The requirement with the fewest strings (the cheaper among equals): what
+  // an alternation falls back to when its kids' cheapest sets together
+  // exceed kMaxSet ("(cuda|hip)Error(A|B|...)|CUDA_ERROR_(A|B|...)").
+  std::optional<Set> few;
+  double few_cost = 0;
   // When not exact: strings every match starts (ends) with, so that a
   // neighbouring literal run can be extended into it ("to " + "0.").
   std::optional<Set> prefix, suffix;
@@ -182,11 +187,31 @@ class Analyzer {
 
   void offer(Info *info, const Set &s) {
     double c = 0;
-    if (valid(s, &c) && (!info->req || c < info->req_cost)) info->req = s, info->req_cost = c;
+    if (valid(s, &c)) offer_valid(info, s, c);
   }
   void offer(Info *info, const Info &kid) {
-    if (kid.req && (!info->req || kid.req_cost < info->req_cost)) info->req = kid.req, info->req_cost = kid.req_cost;
+    if (kid.req) offer_valid(info, *kid.req, kid.req_cost);
+    if (kid.few) offer_valid(info, *kid.few, kid.few_cost);
     if (kid.exact) offer(info, *kid.exact);
+  }
+  static void offer_valid(Info *info, const Set &s, double cost) {
+    if (!info->req || cost < info->req_cost) info->req = s, info->req_cost = cost;
+    if (!info->few || s.size() < info->few->size() || (s.size() == info->few->size() && cost < info->few_cost))
+      info->few = s, info->few_cost = cost;
+  }
+
+  // A kid's cheapest set, or its smallest one when `few`.
+  std::optional<Set> pick(const Info &kid, bool few, double *cost) {
+    if (!few) return best(kid, cost);
+    std::optional<Set> out = kid.few;
+    double c = kid.few_cost;
+    if (kid.exact) {
+      double ec = 0;
+      if (valid(*kid.exact, &ec) && (!out || kid.exact->size() < out->size() || (kid.exact->size() == out->size() && ec < c)))
+        out = kid.exact, c = ec;
+    }
+    *cost = c;
+    return out;
   }
 
   Info repeat(const regex::Node &n) {
@@ -215,9 +240,8 @@ class Analyzer {
 
   Info alternation(const regex::Node &n) {
     Info info;
-    Set exact, req;
-    bool all_exact = true, all_req = true;
-    double cost = 0;
+    Set exact;
+    bool all_exact = true;
     std::vector<Info> kids;
     for (const auto &k : n.kids) kids.push_back(analyze(*k));
     for (const Info &kid : kids) {
@@ -227,18 +251,27 @@ class Analyzer {
       } else {
         all_exact = false;
       }
-      double c = 0;
-      std::optional<Set> b = best(kid, &c);
-      if (!b)
-        all_req = false;
-      else if (all_req) {
+    }
+    if (all_exact && exact.size() <= kMaxSet) info.exact = exact;
+    // Every match holds one string of its kid's set: the union of the
+    // cheapest sets, or, when that has too many strings, of the smallest.
+    for (bool few : {false, true}) {
+      Set req;
+      double cost = 0;
+      bool all_req = true;
+      for (const Info &kid : kids) {
+        double c = 0;
+        std::optional<Set> b = pick(kid, few, &c);
+        if (!b) {
+          all_req = false;
+          break;
+        }
         for (const auto &l : *b)
           if (std::find(req.begin(), req.end(), l) == req.end()) req.push_back(l);
         cost += c;
       }
+      if (all_req && req.size() <= kMaxSet) offer_valid(&info, req, cost);
     }
-    if (all_exact && exact.size() <= kMaxSet) info.exact = exact;
-    if (all_req && req.size() <= kMaxSet) info.req = req, info.req_cost = cost;
     info.prefix = join(kids, true);
     info.suffix = join(kids, false);
     if (info.exact) offer(&info, *info.exact);

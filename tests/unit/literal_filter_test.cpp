@@ -79,6 +79,19 @@ TEST_CASE("literals: every line a pattern matches holds one of its keys") {
   }
 }
 
+TEST_CASE("literals: an alternation whose kids' cheapest sets are too many together takes their smallest sets") {
+  // The first kid's cheapest set is its nine rare endings (its two starts are
+  // common English); with the second kid's eight strings that makes 17, more
+  // than a key set holds. Its two starts fit: the pattern keeps a key set.
+  const std::string pattern = "(?:tion|ing )(?:Zqxa|Zqxb|Zqxc|Zqxd|Zqxe|Zqxf|Zqxg|Zqxh|Zqxi)|Wvyk(?:a1|a2|a3|a4|a5|a6|a7|a8)";
+  auto keys = keys_of(pattern);
+  REQUIRE_FALSE(keys.empty());
+  for (const std::string line : {"the ing Zqxe here", "nation tionZqxi", "x Wvyka7 y"}) {
+    INFO(line);
+    CHECK(std::any_of(keys.begin(), keys.end(), [&](const Literal &k) { return contains_key(line, k); }));
+  }
+}
+
 // Random text with the pack's keys planted (in random case where caseless,
 // and as near misses): the filter must report exactly the occurrences a
 // brute-force search finds, at every stride.
