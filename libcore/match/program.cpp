@@ -171,15 +171,35 @@ size_t pike_scratch_bytes(uint32_t max_insns, uint32_t max_slots) {
 
 namespace {
 
-// The backtracker's stack: a thread to try (pc at pos) or a capture slot to
-// restore on the way back.
+// The backtracker's stack: a thread to try (pc at pos), a capture slot to
+// restore on the way back, or the exits of a greedy one-byte loop still to
+// try (pc at pos, then at pos - 1, down to `low`).
+enum JobKind : uint32_t { kJobThread, kJobRestore, kJobExits };
 struct Job {
   uint32_t pc_or_slot;
   int32_t pos_or_value;
-  uint32_t is_restore;
+  uint32_t kind : 2;
+  uint32_t low : 30;  // kJobExits: the last position to try (lines here are far shorter than 2^30)
 };
 
+// The one-byte loop a greedy split at `pc` repeats, if it is one: `x*` is
+// "L: split L+1, out; L+1: byte; jump L" and `x+` is "L: byte; split L, out"
+// (program_compiler.cpp). Returns the consuming instruction's pc, or -1.
+int32_t greedy_byte_loop(const ProgramView &p, uint32_t pc) {
+  const uint32_t x = insn_x(p.insns[2 * pc]);
+  auto consuming = [&](uint32_t at) {
+    const Op op = insn_op(p.insns[2 * at]);
+    return op == kOpByte || op == kOpClass || op == kOpAny;
+  };
+  if (x == pc + 1 && pc + 2 < p.insn_count && consuming(pc + 1) && insn_op(p.insns[2 * (pc + 2)]) == kOpJump &&
+      insn_x(p.insns[2 * (pc + 2)]) == pc)
+    return static_cast<int32_t>(pc + 1);
+  if (pc > 0 && x == pc - 1 && consuming(pc - 1)) return static_cast<int32_t>(pc - 1);
+  return -1;
+}
+
 constexpr size_t kBitStateJobs = 4096;
+static_assert(sizeof(Job) == 12, "kBitStateScratch in program.h reserves 4096 jobs of 12 bytes");
 
 }  // namespace
 
@@ -230,21 +250,38 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
     }
     for (uint32_t s = 0; s < ns; s++) cap[s] = -1;
     uint32_t top = 0;
-    stack[top++] = Job{0, static_cast<int32_t>(start), 0};
+    stack[top++] = Job{0, static_cast<int32_t>(start), kJobThread, 0};
+    // Marks (pc, at) visited; false when it already was.
+    auto visit = [&](uint32_t pc, size_t at) {
+      const size_t bit = static_cast<size_t>(pc) * positions + at;
+      uint64_t &word = visited[bit / 64];
+      if ((word >> (bit % 64)) & 1u) return false;
+      if (!word) run.set_words[run.set_count++] = static_cast<uint32_t>(bit / 64);
+      word |= uint64_t{1} << (bit % 64);
+      return true;
+    };
+    // Marks the bits [lo, hi), none of which is set yet.
+    auto mark_range = [&](size_t lo, size_t hi) {
+      while (lo < hi) {
+        const size_t w = lo / 64, room = 64 - lo % 64, bits = hi - lo < room ? hi - lo : room;
+        const uint64_t mask = (bits == 64 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1)) << (lo % 64);
+        if (!visited[w]) run.set_words[run.set_count++] = static_cast<uint32_t>(w);
+        visited[w] |= mask;
+        lo += bits;
+      }
+    };
     while (top > 0) {
       Job job = stack[--top];
-      if (job.is_restore) {
+      if (job.kind == kJobRestore) {
         cap[job.pc_or_slot] = job.pos_or_value;
         continue;
       }
       uint32_t pc = job.pc_or_slot;
       size_t at = static_cast<size_t>(job.pos_or_value);
+      if (job.kind == kJobExits && job.pos_or_value > static_cast<int32_t>(job.low))
+        stack[top++] = Job{pc, job.pos_or_value - 1, kJobExits, job.low};
       for (;;) {
-        const size_t bit = static_cast<size_t>(pc) * positions + at;
-        uint64_t &word = visited[bit / 64];
-        if ((word >> (bit % 64)) & 1u) break;
-        if (!word) run.set_words[run.set_count++] = static_cast<uint32_t>(bit / 64);
-        word |= uint64_t{1} << (bit % 64);
+        if (!visit(pc, at)) break;
         if ((run.left -= kBitStateVisitWork) <= 0) {
           *gave_up = true;
           return false;
@@ -269,12 +306,32 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
           return false;
         }
         if (op == kOpSplit) {
-          stack[top++] = Job{p.insns[2 * pc + 1], static_cast<int32_t>(at), 0};
+          if (const int32_t body = greedy_byte_loop(p, pc); body >= 0) {
+            // A greedy loop over single bytes ("[^\"]+", ".*"): run it to the
+            // end of its bytes in one pass, then try its exit from the
+            // longest run back to the shortest, as the split would one
+            // position at a time. No capture changes inside the loop.
+            const uint32_t w_body = p.insns[2 * body];
+            const size_t from = at;
+            // The split's states at the next positions are consecutive bits:
+            // test them as the bytes are read, set them a word at a time.
+            const size_t base = static_cast<size_t>(pc) * positions;
+            while (at < len && consumes(p, w_body, line[at]) && !((visited[(base + at + 1) / 64] >> ((base + at + 1) % 64)) & 1u))
+              at++;
+            mark_range(base + from + 1, base + at + 1);
+            if ((run.left -= kBitStateVisitWork * static_cast<int64_t>(at - from)) <= 0) {
+              *gave_up = true;
+              return false;
+            }
+            stack[top++] = Job{p.insns[2 * pc + 1], static_cast<int32_t>(at), kJobExits, static_cast<uint32_t>(from)};
+            break;
+          }
+          stack[top++] = Job{p.insns[2 * pc + 1], static_cast<int32_t>(at), kJobThread, 0};
           pc = x;
           continue;
         }
         if (op == kOpSave) {
-          stack[top++] = Job{x, cap[x], 1};
+          stack[top++] = Job{x, cap[x], kJobRestore, 0};
           cap[x] = static_cast<int32_t>(at);
           pc++;
           continue;

@@ -2,6 +2,7 @@
 // Pike VM on cases whose leftmost-first answer is known by hand.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,34 @@ TEST_CASE("program: unset groups and empty iterations") {
   CHECK(e.matched);
   CHECK(e.slots[2] == 0);
   CHECK(e.slots[3] == 0);
+}
+
+TEST_CASE("program: greedy one-byte loops (run in one pass by the backtracker) agree with the Pike VM") {
+  // The traceback frame pattern's shape, then loops that stop at visited
+  // states, share a run with a later loop, or end in '$': every line of a
+  // small alphabet, so that each loop exits at every length.
+  const std::vector<std::string> patterns = {
+      "(?<frame>(?:File \"[^\"]+|^[^\"\\s]+\\.py)\", line \\d+, in .*)$",
+      "(?<a>a*)(?<b>a*)b",
+      "(?<a>[ab]*)b(?<c>.*)$",
+      "x(?<a>a+)(?<b>a+)y",
+      "(?<a>(?:a|ab)*)c",
+      "(?<a>[^b]*?)b",
+  };
+  const std::string alphabet = "ab\"xy ";
+  std::mt19937 rng(7);
+  for (const auto &pattern : patterns)
+    for (int i = 0; i < 400; i++) {
+      std::string line;
+      const size_t n = rng() % 24;
+      for (size_t k = 0; k < n; k++) line += alphabet[rng() % alphabet.size()];
+      INFO(pattern << " on '" << line << "'");
+      run(pattern, line);  // checks the backtracker against the VM
+    }
+  const std::string frame = "  File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1511, in _call_impl";
+  Run r = run("(?<frame>(?:File \"[^\"]+|^[^\"\\s]+\\.py)\", line \\d+, in .*)$", frame);
+  REQUIRE(r.matched);
+  CHECK(group(r, frame, 1) == frame.substr(2));
 }
 
 TEST_CASE("program: lines too long for the backtracker go to the Pike VM with the same result") {
