@@ -40,18 +40,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)regex::min_length(*re.root);
   (void)regex::nullable(*re.root);
   (void)export_regex(re);
-  try {
-    PatternPieces pp = split_pattern(re, PieceOptions{});
-    for (const Piece &p : pp.pieces) (void)piece_to_ragel(p);
-  } catch (const NoPieces &) {
-    // A pattern with nothing specific to look for: flc reports it.
-  }
-
+  // In flc's order (signature_reader.cpp): a pattern whose program is too
+  // large is refused before its pieces are written out for Ragel (nested
+  // counted repetition expands to millions of copies there).
   Program prog;
   try {
     prog = compile_program(re);
   } catch (const ProgramTooLarge &) {
     return 0;
+  }
+  try {
+    PatternPieces pp = split_pattern(re, PieceOptions{});
+    for (const Piece &p : pp.pieces) (void)piece_to_ragel(p);
+  } catch (const NoPieces &) {
+    // A pattern with nothing specific to look for: flc reports it.
   }
   FUZZ_CHECK(prog.insn_count() <= kMaxProgramSize);
   FUZZ_CHECK(prog.slot_count == 2 * (re.capture_names.size() + 1));
