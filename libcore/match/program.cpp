@@ -239,6 +239,26 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
   // Match reached is the leftmost-first match. A (pc, pos) explored once
   // failed and fails again from any later start, so it is never redone.
   const uint8_t *starts = p.start_bytes;
+  // State (pc, pos) is bit pc * positions + pos.
+  auto is_visited = [&](size_t bit) { return (visited[bit / 64] >> (bit % 64)) & 1u; };
+  // Marks (pc, at) visited; false when it already was.
+  auto visit = [&](uint32_t pc, size_t at) {
+    const size_t bit = static_cast<size_t>(pc) * positions + at;
+    if (is_visited(bit)) return false;
+    if (!visited[bit / 64]) run.set_words[run.set_count++] = static_cast<uint32_t>(bit / 64);
+    visited[bit / 64] |= uint64_t{1} << (bit % 64);
+    return true;
+  };
+  // Marks the bits [lo, hi), none of which is set yet, a word at a time.
+  auto mark_range = [&](size_t lo, size_t hi) {
+    while (lo < hi) {
+      const size_t w = lo / 64, room = 64 - lo % 64, bits = hi - lo < room ? hi - lo : room;
+      const uint64_t mask = (bits == 64 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1)) << (lo % 64);
+      if (!visited[w]) run.set_words[run.set_count++] = static_cast<uint32_t>(w);
+      visited[w] |= mask;
+      lo += bits;
+    }
+  };
   for (size_t start = 0; start <= len; start++) {
     if (first_byte >= 0) {
       const void *next = start < len ? std::memchr(line + start, first_byte, len - start) : nullptr;
@@ -251,25 +271,6 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
     for (uint32_t s = 0; s < ns; s++) cap[s] = -1;
     uint32_t top = 0;
     stack[top++] = Job{0, static_cast<int32_t>(start), kJobThread, 0};
-    // Marks (pc, at) visited; false when it already was.
-    auto visit = [&](uint32_t pc, size_t at) {
-      const size_t bit = static_cast<size_t>(pc) * positions + at;
-      uint64_t &word = visited[bit / 64];
-      if ((word >> (bit % 64)) & 1u) return false;
-      if (!word) run.set_words[run.set_count++] = static_cast<uint32_t>(bit / 64);
-      word |= uint64_t{1} << (bit % 64);
-      return true;
-    };
-    // Marks the bits [lo, hi), none of which is set yet.
-    auto mark_range = [&](size_t lo, size_t hi) {
-      while (lo < hi) {
-        const size_t w = lo / 64, room = 64 - lo % 64, bits = hi - lo < room ? hi - lo : room;
-        const uint64_t mask = (bits == 64 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1)) << (lo % 64);
-        if (!visited[w]) run.set_words[run.set_count++] = static_cast<uint32_t>(w);
-        visited[w] |= mask;
-        lo += bits;
-      }
-    };
     while (top > 0) {
       Job job = stack[--top];
       if (job.kind == kJobRestore) {
@@ -316,8 +317,7 @@ bool bitstate_match(const ProgramView &p, const uint8_t *line, size_t len, void 
             // The split's states at the next positions are consecutive bits:
             // test them as the bytes are read, set them a word at a time.
             const size_t base = static_cast<size_t>(pc) * positions;
-            while (at < len && consumes(p, w_body, line[at]) && !((visited[(base + at + 1) / 64] >> ((base + at + 1) % 64)) & 1u))
-              at++;
+            while (at < len && consumes(p, w_body, line[at]) && !is_visited(base + at + 1)) at++;
             mark_range(base + from + 1, base + at + 1);
             if ((run.left -= kBitStateVisitWork * static_cast<int64_t>(at - from)) <= 0) {
               *gave_up = true;
