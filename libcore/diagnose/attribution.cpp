@@ -320,8 +320,27 @@ namespace {
 
 // On one node a worker's local rank is its rank: old torchrun agents
 // ("failed (exitcode: -6) local_rank: 0") name only the local rank.
-bool one_node(const Evidence &ev) { return ev.nodes() <= 1 && hosts_named(ev) < 2; }
-int64_t exit_rank(const WorkerExit &x, bool on_one_node) { return x.rank >= 0 ? x.rank : on_one_node ? x.local_rank : -1; }
+// A worker whose global rank differs from its local rank belongs to an agent
+// whose ranks do not start at 0: the job has more than one agent, even when
+// they share a host (two torchrun agents on one machine).
+bool several_agents(const Evidence &ev) {
+  for (const WorkerExit &x : ev.exits)
+    if (x.rank >= 0 && x.local_rank >= 0 && x.rank != x.local_rank) return true;
+  return false;
+}
+
+bool one_node(const Evidence &ev) { return ev.nodes() <= 1 && hosts_named(ev) < 2 && !several_agents(ev); }
+
+// A record that names only the local rank ("failed (exitcode: 1) local_rank:
+// 1 (pid: 14313)") is the worker that the same launcher output lists with its
+// global rank and the same pid; else, on one node, its local rank is its rank.
+int64_t exit_rank(const Evidence &ev, const WorkerExit &x, bool on_one_node) {
+  if (x.rank >= 0) return x.rank;
+  if (x.pid >= 0)
+    for (const WorkerExit &y : ev.exits)
+      if (y.rank >= 0 && y.pid == x.pid && y.source == x.source) return y.rank;
+  return on_one_node ? x.local_rank : -1;
+}
 
 // The one rank among the launcher's records that `counts` selects, with its
 // host; -1 when none does or two different ranks do.
@@ -330,7 +349,7 @@ int64_t only_exit_rank(const Evidence &ev, bool single, Counts counts, Str *host
   int64_t rank = -1;
   Str at{};
   for (const WorkerExit &x : ev.exits) {
-    const int64_t r = exit_rank(x, single);
+    const int64_t r = exit_rank(ev, x, single);
     if (r < 0 || !counts(x)) continue;
     if (rank >= 0 && rank != r) return -1;
     rank = r;
@@ -569,7 +588,7 @@ void decide_raised(const Evidence &ev, AgentMap *agents, uint32_t source, Diagno
   int64_t ranks[kMaxRanksListed];
   uint32_t n = 0, more = 0;
   for (const WorkerExit &x : ev.exits) {
-    const int64_t rank = exit_rank(x, single);
+    const int64_t rank = exit_rank(ev, x, single);
     if (rank < 0 || !x.has_exitcode || x.exitcode <= 0 || (agent != kNoEntry && x.source != agent)) continue;
     bool seen = false;
     for (uint32_t i = 0; i < n && !seen; i++) seen = ranks[i] == rank;

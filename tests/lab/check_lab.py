@@ -6,16 +6,18 @@ usage: check_lab.py --faultline BIN [--captures DIR] [--scenarios FILE] [--repor
 
 Runs `BIN diagnose --json` on every capture (a file, or for directory layouts the directory)
 and compares verdict, root.type and root.rank with scenarios.json (in the layouts a scenario
-lists under rank_may_be_unknown, no rank is accepted too: those logs cannot always say which rank
-printed the error). --captures defaults to the frozen captures in tests/lab/captured, so no torch
+lists under rank_may_be_unknown, no rank is accepted too when the capture's failure table ties the
+injected rank with another rank exiting with the same code: the log cannot say which printed the error). --captures defaults to the frozen captures in tests/lab/captured, so no torch
 is needed. Prints one row per capture and
 the totals; exits 1 on any mismatch or missing capture (0 with --report-only).
 --write-eval DIR also writes DIR/labels.jsonl, DIR/cases/ and DIR/healthy/ in the format of
-../shared/eval, for ../shared/tools/score.py. Standard library only.
+../shared/eval, for ../shared/tools/score.py; initiating_rank is the rank the capture establishes
+(null for such a tie, as a reader of the log would label it), injected_rank the injected one. Standard library only.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +41,37 @@ def diagnose(binary, path):
         return json.loads(p.stdout.decode("utf-8", "replace")), None
     except ValueError:
         return None, f"exit {p.returncode}: {p.stderr.decode('utf-8', 'replace').strip()[:120]}"
+
+
+# A torchrun failure-table entry: "rank : 3 (local_rank: 1)" then "exitcode : 1 (pid: 123)".
+TABLE_ENTRY = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*\d+\)\s*\n\s*exitcode\s*:\s*(-?\d+)", re.M)
+
+
+def capture_files(path):
+    if os.path.isfile(path):
+        return [path]
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
+
+
+def rank_tied(path, rank):
+    """True when a failure table lists `rank` beside another rank that exited with the same code in the
+    same monitoring interval: torchrun's table then cannot say which of them printed the root error."""
+    for f in capture_files(path):
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            failed = TABLE_ENTRY.findall(fh.read())
+        codes = {int(r): int(c) for r, c in failed}
+        if rank in codes and any(r != rank and c == codes[rank] for r, c in codes.items()):
+            return True
+    return False
+
+
+def established_rank(s, layout, path):
+    """The rank the capture itself establishes: the injected one, or None in a layout whose error lines
+    carry no rank (rank_may_be_unknown) when the failure table ties the injected rank with another."""
+    rank = s["expect"]["rank"]
+    if rank is not None and layout in s.get("rank_may_be_unknown", []) and rank_tied(path, rank):
+        return None
+    return rank
 
 
 def show(v):
@@ -68,7 +101,8 @@ def write_eval(out, rows):
                         else "run_lab.py setup")
             labels.write(json.dumps({
                 "id": case, "file": f"cases/{name}", "url": f"tests/lab/scenarios.json#{s['name']}",
-                "class": exp["type"], "collateral": s.get("collateral", []), "initiating_rank": exp["rank"],
+                "class": exp["type"], "collateral": s.get("collateral", []),
+                "initiating_rank": established_rank(s, layout, path), "injected_rank": exp["rank"],
                 "evidence": f"Injected in the faultline failure lab ({injected}; layout {layout}). "
                             + s.get("why", ""),
                 "confidence": "high", "fix": ""}) + "\n")
@@ -100,12 +134,13 @@ def main():
             if args.only and s["name"] not in args.only and f"{s['name']}/{layout}" not in args.only:
                 continue
             exp = s["expect"]
-            # Layouts whose log cannot say which rank printed the root error (see the scenario's
-            # "why"): no rank is then the honest answer, a wrong rank never is.
-            unknown_ok = layout in s.get("rank_may_be_unknown", [])
+            path = capture_path(args.captures, s["name"], layout)
+            # A capture whose failure table ties the injected rank with another (see the scenario's
+            # "why") cannot say which rank printed the root error: no rank is then the honest answer,
+            # a wrong rank never is.
+            unknown_ok = path is not None and exp["rank"] is not None and established_rank(s, layout, path) is None
             want = (f"{exp['verdict']}" if exp["verdict"] == "no-failure"
                     else f"{exp['type']} rank {show(exp['rank'])}" + (" (or -)" if unknown_ok else ""))
-            path = capture_path(args.captures, s["name"], layout)
             if path is None and (s["name"], layout) in skipped:
                 n_skip += 1
                 print(f"{s['name']:16s} {layout:9s} {want:36s} {'(skipped: ' + skipped[(s['name'], layout)] + ')'}")
