@@ -6,13 +6,13 @@ usage: check_lab.py --faultline BIN [--captures DIR] [--scenarios FILE] [--repor
 
 Runs `BIN diagnose --json` on every capture (a file, or for directory layouts the directory)
 and compares verdict, root.type and root.rank with scenarios.json (in the layouts a scenario
-lists under rank_may_be_unknown, no rank is accepted too when the capture's failure table ties the
-injected rank with another rank exiting with the same code: the log cannot say which printed the error). --captures defaults to the frozen captures in tests/lab/captured, so no torch
+lists under rank_may_be_unknown, no rank is accepted too unless the capture's failure table reports the
+injected rank alone: otherwise the log cannot say which rank printed the error). --captures defaults to the frozen captures in tests/lab/captured, so no torch
 is needed. Prints one row per capture and
 the totals; exits 1 on any mismatch or missing capture (0 with --report-only).
 --write-eval DIR also writes DIR/labels.jsonl, DIR/cases/ and DIR/healthy/ in the format of
 ../shared/eval, for ../shared/tools/score.py; initiating_rank is the rank the capture establishes
-(null for such a tie, as a reader of the log would label it), injected_rank the injected one. Standard library only.
+(null when it cannot, as a reader of the log would label it), injected_rank the injected one. Standard library only.
 """
 import argparse
 import json
@@ -53,23 +53,24 @@ def capture_files(path):
     return sorted(os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
 
 
-def rank_tied(path, rank):
-    """True when a failure table lists `rank` beside another rank that exited with the same code in the
-    same monitoring interval: torchrun's table then cannot say which of them printed the root error."""
+def reported_alone(path, rank):
+    """True when a failure table lists `rank` and no other rank: the agent saw that worker alone exit
+    with an error (it stops the others with SIGTERM, which its table does not list)."""
     for f in capture_files(path):
         with open(f, encoding="utf-8", errors="replace") as fh:
-            failed = TABLE_ENTRY.findall(fh.read())
-        codes = {int(r): int(c) for r, c in failed}
-        if rank in codes and any(r != rank and c == codes[rank] for r, c in codes.items()):
+            failed = {int(r) for r, _ in TABLE_ENTRY.findall(fh.read())}
+        if failed == {rank}:
             return True
     return False
 
 
 def established_rank(s, layout, path):
-    """The rank the capture itself establishes: the injected one, or None in a layout whose error lines
-    carry no rank (rank_may_be_unknown) when the failure table ties the injected rank with another."""
+    """The rank the capture itself establishes. In a layout whose error lines carry no rank
+    (rank_may_be_unknown) that is the injected rank only when a failure table reports it alone;
+    otherwise (several ranks failing in one monitoring interval, or the injected rank stopped by the
+    agent and absent from the table) the log cannot say which rank printed the error: None."""
     rank = s["expect"]["rank"]
-    if rank is not None and layout in s.get("rank_may_be_unknown", []) and rank_tied(path, rank):
+    if rank is not None and layout in s.get("rank_may_be_unknown", []) and not reported_alone(path, rank):
         return None
     return rank
 
@@ -135,9 +136,9 @@ def main():
                 continue
             exp = s["expect"]
             path = capture_path(args.captures, s["name"], layout)
-            # A capture whose failure table ties the injected rank with another (see the scenario's
-            # "why") cannot say which rank printed the root error: no rank is then the honest answer,
-            # a wrong rank never is.
+            # A capture whose failure table does not report the injected rank alone (see the
+            # scenario's "why") cannot say which rank printed the root error: no rank is then the
+            # honest answer, a wrong rank never is.
             unknown_ok = path is not None and exp["rank"] is not None and established_rank(s, layout, path) is None
             want = (f"{exp['verdict']}" if exp["verdict"] == "no-failure"
                     else f"{exp['type']} rank {show(exp['rank'])}" + (" (or -)" if unknown_ok else ""))
