@@ -149,6 +149,11 @@ inline constexpr const char *kTagWaitsOnPeers = "waits-on-peers";
 // overflow streak into the low loss scales): a sign while the run goes on, the
 // failure when it is the last thing the log holds.
 inline constexpr const char *kTagEarlyWarning = "early-warning";
+// Wrapper entries tagged `nested-error` announce a child process's own error,
+// printed after them with its traceback (torch.multiprocessing.spawn's "--
+// Process N terminated with the following error:"): the parent's exception
+// just before such a line only restates the child's, which is the one to read.
+inline constexpr const char *kTagNestedError = "nested-error";
 // The type of entries that do not say what kind of failure they report.
 inline constexpr const char *kTypeOther = "other";
 

@@ -235,6 +235,28 @@ int32_t earliest_holding(Ctx &c, fb::Role role) {
   return best;
 }
 
+// Lines between a parent's exception and the wrapper line that introduces
+// the child's own error ("Exception: ", a blank line, "-- Process 0 ...").
+constexpr uint64_t kNestedErrorGap = 4;
+
+// A candidate that only restates a child's error printed after it: a
+// `nested-error` wrapper follows it closely in the same source, and a later
+// candidate of that source (the child's exception) is there to read instead.
+bool restates_nested_error(const Ctx &c, const Candidate &x) {
+  bool wrapped = false;
+  for (size_t i = 0; i < c.ev.groups.size() && !wrapped; i++) {
+    const Group &g = c.ev.groups[i];
+    const fb::Entry *e = entry_of(c, g);
+    if (!c.holds[i] || !e || g.source != x.source || !entry_has_tag(e, kTagNestedError)) continue;
+    for (uint64_t at : {g.first_line, g.last_line})
+      if (at > x.line && at - x.line <= kNestedErrorGap) wrapped = true;
+  }
+  if (!wrapped) return false;
+  for (const Candidate &y : c.ev.candidates)
+    if (y.source == x.source && y.line > x.line + 1 && !y.explained) return true;
+  return false;
+}
+
 // The earliest unexplained fatal-looking end: an exception ending a
 // traceback, a traceback cut short, a C++ stack. Processes print tracebacks
 // they survive (finalizers at interpreter exit, handled errors, a retried
@@ -245,7 +267,7 @@ int32_t earliest_candidate(const Ctx &c, bool worker_failed) {
   int32_t best = -1;
   for (size_t i = 0; i < c.ev.candidates.size(); i++) {
     const Candidate &x = c.ev.candidates[i];
-    if (x.explained) continue;
+    if (x.explained || restates_nested_error(c, x)) continue;
     const SourceRec &src = c.ev.sources[x.source];
     if (src.completed_line > x.line) continue;
     uint64_t lines = src.lines;

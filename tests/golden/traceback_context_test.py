@@ -68,8 +68,43 @@ OOM_IN_LOAD = """Traceback (most recent call last):
 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.02 GiB is free.
 """
 
+# yangkky/distributed_tutorial#3: torch.multiprocessing.spawn restates the child's error. The
+# parent's "Exception: " comes first; the child's own traceback and exception follow the
+# "-- Process 0 terminated with the following error:" line.
+SPAWN_NESTED = """Traceback (most recent call last):
+  File "/home/ubuntu/anaconda3/envs/pytorch_p36/lib/python3.7/site-packages/torch/multiprocessing/spawn.py", line 114, in join
+    raise Exception(msg)
+Exception: 
+
+-- Process 0 terminated with the following error:
+Traceback (most recent call last):
+  File "/home/ubuntu/anaconda3/envs/pytorch_p36/lib/python3.7/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap
+    fn(i, *args)
+  File "/home/ubuntu/anaconda3/envs/pytorch_p36/lib/python3.7/site-packages/torch/distributed/distributed_c10d.py", line 406, in init_process_group
+    store, rank, world_size = next(rendezvous(url))
+  File "/home/ubuntu/anaconda3/envs/pytorch_p36/lib/python3.7/site-packages/torch/distributed/rendezvous.py", line 143, in _env_rendezvous_handler
+    store = TCPStore(master_addr, master_port, world_size, start_daemon)
+RuntimeError: Connection timed out
+"""
+
+# The same parent exception with the child's part cut off by the paste: nothing else to read.
+SPAWN_PARENT_ONLY = SPAWN_NESTED.split("Traceback (most recent call last):\n  File \"/home/ubuntu/anaconda3/envs/pytorch_p36/lib/python3.7/site-packages/torch/multiprocessing/spawn.py\", line 19")[0]
+
 
 class TracebackContext(unittest.TestCase):
+    def test_spawn_reads_the_childs_error(self):
+        report = flrun.report_text(STEPS + SPAWN_NESTED)
+        self.assertEqual(report["verdict"], "failure")
+        self.assertEqual(report["root"]["id"], "rendezvous-store-raised")
+        self.assertEqual(report["root"]["type"], "rdzv_connection")
+        self.assertEqual(report["root"]["text"], "RuntimeError: Connection timed out")
+
+    def test_spawn_parent_alone_is_still_a_failure(self):
+        self.assertIn("-- Process 0 terminated", SPAWN_PARENT_ONLY)
+        self.assertNotIn("RuntimeError", SPAWN_PARENT_ONLY)
+        report = flrun.report_text(STEPS + SPAWN_PARENT_ONLY)
+        self.assertEqual(report["verdict"], "failure")
+
     def test_checkpoint_frame_types_unknown_exception(self):
         report = flrun.report_text(STEPS + MEGATRON_LOAD)
         self.assertEqual(report["verdict"], "failure")
