@@ -243,17 +243,17 @@ constexpr uint64_t kNestedErrorGap = 4;
 // `nested-error` wrapper follows it closely in the same source, and a later
 // candidate of that source (the child's exception) is there to read instead.
 bool restates_nested_error(const Ctx &c, const Candidate &x) {
-  bool wrapped = false;
-  for (size_t i = 0; i < c.ev.groups.size() && !wrapped; i++) {
+  uint64_t wrapper_line = 0;
+  for (size_t i = 0; i < c.ev.groups.size() && !wrapper_line; i++) {
     const Group &g = c.ev.groups[i];
     const fb::Entry *e = entry_of(c, g);
     if (!c.holds[i] || !e || g.source != x.source || !entry_has_tag(e, kTagNestedError)) continue;
     for (uint64_t at : {g.first_line, g.last_line})
-      if (at > x.line && at - x.line <= kNestedErrorGap) wrapped = true;
+      if (at > x.line && at - x.line <= kNestedErrorGap) wrapper_line = at;
   }
-  if (!wrapped) return false;
+  if (!wrapper_line) return false;
   for (const Candidate &y : c.ev.candidates)
-    if (y.source == x.source && y.line > x.line + 1 && !y.explained) return true;
+    if (y.source == x.source && y.line > wrapper_line && !y.explained) return true;
   return false;
 }
 
