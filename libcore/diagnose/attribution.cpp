@@ -429,16 +429,29 @@ int64_t hung_rank(const Evidence &ev, const Diagnosis &d, const Library &pack, i
   // A hang shows in ranks that waited: exits alone (a rank that raised and
   // exited 1) say nothing of the ranks that did not report.
   bool waited = false;
-  for (const WorkerExit &x : ev.exits)
-    if (x.has_exitcode || x.signal) mark(x.rank);
+  uint64_t unranked_reports = 0;
   for (const Progress &p : ev.progress)
     if (p.timeout_seq >= 0) mark(p.rank), waited = true;
   for (size_t i = 0; i < ev.groups.size(); i++) {
     const Group &g = ev.groups[i];
     const fb::Entry *e = g.entry < pack.entry_count() ? pack.entry(g.entry) : nullptr;
-    if (e && (e->role() == fb::Role::Collateral || entry_waits_on_peers(e))) mark(d.group_rank[i]), waited = true;
+    if (!e || (e->role() != fb::Role::Collateral && !entry_waits_on_peers(e))) continue;
+    waited = true;
+    if (d.group_rank[i] >= 0)
+      mark(d.group_rank[i]);
+    else
+      unranked_reports += g.count;
   }
   if (!waited) return -1;
+  // A rank the launcher lists as exited is marked too, but its exit says
+  // nothing of the reports printed without a rank: torchrun lists the ranks
+  // that failed in one interval and SIGTERMs the rest, so an unlisted rank is
+  // silent only when the listed ones account for every such report.
+  uint64_t exited_only = 0;
+  for (const WorkerExit &x : ev.exits)
+    if ((x.has_exitcode || x.signal) && x.rank >= 0 && x.rank < world && !reported[static_cast<size_t>(x.rank)])
+      mark(x.rank), exited_only++;
+  if (exited_only && unranked_reports > exited_only) return -1;
   int64_t missing = -1, seen = 0;
   for (int64_t r = 0; r < world; r++) {
     if (reported[static_cast<size_t>(r)])

@@ -153,6 +153,43 @@ Root Cause (first observed failure):
 ======================================================
 """
 
+# A run of the mismatch scenario (combined) where the agent lists ranks 1 and 2
+# and SIGTERMs rank 0: three ranks printed a gloo error without a rank, one of
+# them rank 0's (trimmed to its errors and the agent's report).
+MISMATCH_COMBINED_TWO_LISTED = """step 5 loss 4.2783
+step 5 loss 4.2783
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:42701
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 20000ms for recv operation to complete
+Traceback (most recent call last):
+RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 20000ms for recv operation to complete
+WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 31624 closing signal SIGTERM
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 31625) of binary: /usr/bin/python3
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+/work/main/tests/lab/train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-08_01:05:15
+  host      : localhost
+  rank      : 2 (local_rank: 2)
+  exitcode  : 1 (pid: 31626)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-08_01:05:15
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 31625)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
 # TORCH_DISTRIBUTED_DEBUG=DETAIL (mismatch_debug): each rank reports the first rank whose collective differs from its own.
 MISMATCH_DETAIL = "".join(
     f"RuntimeError: Detected mismatch between collectives on ranks. Rank {a} is running collective: "
@@ -321,6 +358,15 @@ class Attribution(unittest.TestCase):
         root = flrun.report(os.path.join(LAB, "hang", "logdir"))["root"]
         self.assertEqual((root["type"], root["rank"]), ("gloo_error", 1))
         self.assertEqual(source_of(root), "hung-rank")
+
+    def test_a_rank_stopped_by_the_agent_is_not_silent(self):
+        # Ranks 1 and 2 are listed, rank 0 was SIGTERMed; but three unprefixed gloo
+        # errors were printed, so rank 0 reported as well: no rank went silent, and
+        # the line of the first timeout names no rank.
+        root = flrun.report_text(MISMATCH_COMBINED_TWO_LISTED)["root"]
+        self.assertEqual(root["type"], "gloo_error")
+        self.assertIsNone(root["rank"])
+        self.assertNotEqual(source_of(root), "hung-rank")
 
     def test_first_observed_of_a_tie_names_no_rank(self):
         # Real run (mismatch, combined): one unprefixed gloo timeout, and all three ranks
