@@ -19,7 +19,7 @@ const GramCount kGramCounts[] = {
 #include "gram_frequency.inc"
 };
 
-// Grams not in the table are rarer than its last row (255): most of them
+// Grams not in the table are rarer than its last row (119): most of them
 // never occur in the healthy logs at all.
 constexpr double kUnlistedGram = 5;
 
@@ -53,6 +53,20 @@ uint32_t gram_at(const std::string &s, size_t i) {
   return lower(s[i]) | lower(s[i + 1]) << 8 | lower(s[i + 2]) << 16 | static_cast<uint32_t>(lower(s[i + 3])) << 24;
 }
 
+std::vector<uint32_t> gram_variants(const std::string &bytes, size_t at, bool caseless);
+
+// How often the 4 bytes of `l` at `at` occur in healthy text, as the bit set
+// sees them: exactly, or in any case when the literal is caseless (a
+// case-sensitive " inf" is not made common by "NCCL INFO").
+double literal_gram_frequency(const Literal &l, size_t at) {
+  double f = 0;
+  for (uint32_t v : gram_variants(l.bytes, at, l.caseless)) {
+    auto it = gram_table().find(v);
+    if (it != gram_table().end()) f += it->second;
+  }
+  return f > 0 ? f : kUnlistedGram;
+}
+
 using Set = std::vector<Literal>;
 
 bool is_short(const Literal &l, uint32_t stride) { return l.bytes.size() < stride + 3; }
@@ -62,7 +76,7 @@ uint32_t best_fingerprint(const Literal &l, double *freq) {
   uint32_t best = 0;
   double best_f = 1e18;
   for (size_t o = 0; o + 4 <= l.bytes.size(); o++) {
-    double f = gram_frequency(gram_at(l.bytes, o));
+    double f = literal_gram_frequency(l, o);
     if (f < best_f) best_f = f, best = static_cast<uint32_t>(o);
   }
   if (freq) *freq = best_f;
@@ -359,7 +373,7 @@ double gram_frequency(uint32_t gram) {
 double literal_frequency(const Literal &lit) {
   if (lit.bytes.size() < 4) return 1e6;
   double f = 1e9;
-  for (size_t i = 0; i + 4 <= lit.bytes.size(); i++) f = std::min(f, gram_frequency(gram_at(lit.bytes, i)));
+  for (size_t i = 0; i + 4 <= lit.bytes.size(); i++) f = std::min(f, literal_gram_frequency(lit, i));
   return f;
 }
 
@@ -369,7 +383,7 @@ uint32_t best_window(const Literal &lit, uint32_t stride, double *cost) {
   double best_cost = 1e18;
   for (size_t o = 0; o + w <= lit.bytes.size(); o++) {
     double c = 0;
-    for (size_t i = 0; i < stride; i++) c += gram_frequency(gram_at(lit.bytes, o + i));
+    for (size_t i = 0; i < stride; i++) c += literal_gram_frequency(lit, o + i);
     if (c < best_cost) best_cost = c, best = static_cast<uint32_t>(o);
   }
   if (cost) *cost = best_cost;
@@ -383,8 +397,6 @@ std::optional<std::vector<Literal>> required_literals(const regex::Regex &re, si
 }
 
 namespace {
-
-std::vector<uint32_t> gram_variants(const std::string &bytes, size_t at, bool caseless);
 
 // How often a probe of healthy text lands on the bit of a window gram while
 // reading another gram: the bit set hashes 4-grams into 2^18 bits, and a
@@ -433,7 +445,8 @@ void spread_windows(LiteralPlan *plan) {
       double best = 1e18;
       for (uint32_t o = 0; o + stride + 3 <= k.literal.bytes.size(); o++) {
         double c = 0;
-        for (uint32_t g : grams(k, o)) c += (gram_frequency(g) + kSharedFloor) * (1 + users[g]);
+        for (uint32_t i = 0; i < stride; i++)
+          c += (literal_gram_frequency(k.literal, o + i) + kSharedFloor) * (1 + users[gram_at(k.literal.bytes, o + i)]);
         for (uint32_t i = 0; i < stride; i++) c += collision_cost(k, o + i);
         if (c < best) best = c, k.anchor = o;
       }
