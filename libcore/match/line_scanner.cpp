@@ -324,24 +324,24 @@ void LineScanner::skip_lines(const uint8_t *p, const uint8_t *end, const uint8_t
     line = at + 1;
   };
   const uint8_t *q = p;
-  for (; end - q >= 64; q += 64) {
-    uint64_t m = 0, nl = 0;
-    const uint32_t newlines = line_masks64(q, &m, &nl);
-    // A block of plain '\n' breaks: count them at once. Only the line that
-    // began before the block can be long enough to be cut, as lines inside a
-    // block are shorter than 63 bytes (a smaller max_line_bytes: one by one below).
-    if (m && !escape && max_line_bytes_ >= 63) {
-      if (nl == m && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
-        const uint8_t *first = q + __builtin_ctzll(m), *last_nl = q + 63 - __builtin_clzll(m);
-        const uint64_t n = newlines;
-        if (static_cast<size_t>(first - line) > max_line_bytes_) truncated_lines_++;
-        line_number_ += n;
-        lines_ += n;
-        line = last_nl + 1;
-        continue;
-      }
+  while (end - q >= 64) {
+    // Blocks of plain '\n' breaks: counted at once. Only the line that began
+    // before a block can be long enough to be cut, as lines inside a block are
+    // shorter than 63 bytes (a smaller max_line_bytes: one by one below). Not
+    // in a line that holds an ESC, nor on the '\n' of a "\r\n" cut by the block.
+    if (!escape && max_line_bytes_ >= 63 && !(q > p && q[-1] == '\r' && q[0] == '\n')) {
+      PlainBlocks plain{line};
+      q = line_skip_plain_blocks(q, end, max_line_bytes_, &plain);
+      line = plain.line;
+      line_number_ += plain.newlines;
+      lines_ += plain.newlines;
+      truncated_lines_ += plain.cut_lines;
+      if (end - q < 64) break;
     }
+    uint64_t m = 0, nl = 0;
+    line_masks64(q, &m, &nl);
     for (; m; m &= m - 1) special(q + __builtin_ctzll(m));
+    q += 64;
   }
   for (; q < end; q++)
     if (line_special(*q)) special(q);

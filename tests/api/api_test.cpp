@@ -152,6 +152,56 @@ TEST_CASE("api: line breaks: \\n, \\r\\n and a bare \\r each end one line") {
   CHECK(only(scan(pack.pack, text, {crlf + 1}), "cuda-out-of-memory/") == events);
 }
 
+// Plain text is counted 64 bytes at a time; a block holding a '\r' or an ESC,
+// a "\r\n" cut by a block, a line longer than max_line_bytes: one by one.
+// Lines of every length up to 3 blocks, each ended by '\n', "\r\n" or a bare
+// '\r', some colored: the counts are what was written, fed whole or byte by byte.
+TEST_CASE("api: line and cut-line counts, plain blocks or not") {
+  Pack pack;
+  std::mt19937 rng(20261208);
+  for (uint32_t max_line : {63u, 64u, 100u, 0u}) {
+    const size_t limit = max_line ? max_line : 65536;
+    std::string text;
+    uint64_t lines = 0, cut = 0;
+    while (text.size() < 200 * 1024) {
+      // An empty line after a bare '\r' would make its "\r\n" one break.
+      const size_t len = std::uniform_int_distribution<size_t>(!text.empty() && text.back() == '\r', 200)(rng);
+      std::string line(len, 'x');
+      for (char &c : line) c = static_cast<char>('a' + std::uniform_int_distribution<int>(0, 25)(rng));
+      if (len > 8 && std::uniform_int_distribution<int>(0, 40)(rng) == 0) line.replace(2, 5, "\x1b[31m");
+      const int end = std::uniform_int_distribution<int>(0, 30)(rng);
+      text += line + (end == 0 ? "\r\n" : end == 1 ? "\r" : "\n");
+      lines++;
+      cut += len > limit;
+    }
+    if (text.back() == '\r') text += '\n';  // a last bare '\r' waits for a possible '\n'
+    auto stats = [&](const std::vector<size_t> &cuts) {
+      fl_scanner_options o = FL_SCANNER_OPTIONS_INIT;
+      o.max_line_bytes = max_line;
+      fl_scanner *s = nullptr;
+      REQUIRE(fl_scanner_create(pack.pack, &o, &s) == FL_OK);
+      std::vector<std::string> events;
+      size_t at = 0;
+      for (size_t c : cuts) {
+        REQUIRE(fl_scanner_feed(s, text.data() + at, c - at, collect, &events) == FL_OK);
+        at = c;
+      }
+      REQUIRE(fl_scanner_feed(s, text.data() + at, text.size() - at, collect, &events) == FL_OK);
+      fl_scanner_stats st{};
+      st.struct_size = sizeof st;
+      REQUIRE(fl_scanner_get_stats(s, &st) == FL_OK);
+      fl_scanner_free(s);
+      return st;
+    };
+    std::vector<size_t> every(text.size());
+    for (size_t i = 0; i < text.size(); i++) every[i] = i;
+    for (const fl_scanner_stats &st : {stats({}), stats(every), stats(random_cuts(rng, text.size()))}) {
+      CHECK(st.lines == lines);
+      CHECK(st.truncated_lines == cut);
+    }
+  }
+}
+
 TEST_CASE("api: events are identical however real logs are chunked") {
   Pack pack;
   std::mt19937 rng(20261202);
