@@ -109,7 +109,10 @@ const uint8_t *short_portable(const LiteralFilterView &f, const uint8_t *from, c
 }
 
 #ifdef FL_LITERAL_X86
-template <typename Sink>
+// Ascii: no fingerprint byte is >= 0x80, so the low nibble needs no mask:
+// pshufb reads bits 0-3 of an ASCII byte and gives 0 for a byte >= 0x80,
+// which then matches no bucket, as it should.
+template <typename Sink, bool Ascii>
 __attribute__((target("avx2"))) const uint8_t *short_avx2(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
                                                           Sink &sink) {
   const __m256i nibble = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
@@ -123,7 +126,7 @@ __attribute__((target("avx2"))) const uint8_t *short_avx2(const LiteralFilterVie
     __m256i acc = _mm256_set1_epi8(-1);
     for (int j = 0; j < 4; j++) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + j));
-      const __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nibble));
+      const __m256i l = _mm256_shuffle_epi8(lo[j], Ascii ? v : _mm256_and_si256(v, nibble));
       const __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
       acc = _mm256_and_si256(acc, _mm256_and_si256(l, h));
     }
@@ -139,7 +142,7 @@ __attribute__((target("avx2"))) const uint8_t *short_avx2(const LiteralFilterVie
   return short_portable(f, p, begin, end, sink);
 }
 
-template <typename Sink>
+template <typename Sink, bool Ascii>
 __attribute__((target("ssse3"))) const uint8_t *short_ssse3(const LiteralFilterView &f, const uint8_t *begin, const uint8_t *end,
                                                             Sink &sink) {
   const __m128i nibble = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
@@ -153,7 +156,7 @@ __attribute__((target("ssse3"))) const uint8_t *short_ssse3(const LiteralFilterV
     __m128i acc = _mm_set1_epi8(-1);
     for (int j = 0; j < 4; j++) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + j));
-      const __m128i l = _mm_shuffle_epi8(lo[j], _mm_and_si128(v, nibble));
+      const __m128i l = _mm_shuffle_epi8(lo[j], Ascii ? v : _mm_and_si128(v, nibble));
       const __m128i h = _mm_shuffle_epi8(hi[j], _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
       acc = _mm_and_si128(acc, _mm_and_si128(l, h));
     }
@@ -212,6 +215,9 @@ void literal_filter_view(const fb::LiteralFilter *f, LiteralFilterView *out) {
     out->short_keys = f->short_keys();
     out->bucket_first = f->bucket_first()->data();
     out->masks = f->masks()->data();
+    out->short_ascii = true;  // no bucket holds a high nibble of 8 or more
+    for (uint32_t j = 0; j < 4; j++)
+      for (uint32_t h = 8; h < 16; h++) out->short_ascii = out->short_ascii && out->masks[32 * j + 16 + h] == 0;
   }
 }
 
@@ -286,9 +292,9 @@ const uint8_t *short_scan(const LiteralFilterView &f, const uint8_t *begin, cons
   switch (kernel()) {
 #ifdef FL_LITERAL_X86
     case Kernel::kAvx2:
-      return short_avx2(f, begin, end, sink);
+      return f.short_ascii ? short_avx2<Sink, true>(f, begin, end, sink) : short_avx2<Sink, false>(f, begin, end, sink);
     case Kernel::kSsse3:
-      return short_ssse3(f, begin, end, sink);
+      return f.short_ascii ? short_ssse3<Sink, true>(f, begin, end, sink) : short_ssse3<Sink, false>(f, begin, end, sink);
 #endif
     default:
       return short_portable(f, begin, begin, end, sink);

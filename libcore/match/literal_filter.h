@@ -46,6 +46,7 @@ struct LiteralFilterView {
   const LiteralKeys *short_keys = nullptr;  // null when there are none
   const uint32_t *bucket_first = nullptr;
   const uint8_t *masks = nullptr;
+  bool short_ascii = false;  // no short key's fingerprint has a byte >= 0x80
   const flatbuffers::Vector<uint32_t> *framing_dfas = nullptr;
 };
 

@@ -96,16 +96,14 @@ TEST_CASE("literals: an alternation whose kids' cheapest sets are too many toget
 // and as near misses): the filter must report exactly the occurrences a
 // brute-force search finds, at every stride.
 TEST_CASE("literal filter: finds every key occurrence at every stride") {
-  const std::vector<std::string> patterns = {"CUDA out of memory",
-                                             "(?i)nccl warn",
-                                             "NCCL INFO Bootstrap : Using",
-                                             "Error: ",
-                                             "(?:Killed|Aborted)\\b",
-                                             "watchdog caught collective operation timeout",
-                                             "Xid \\(PCI:",
-                                             "rank \\d+ nranks",
-                                             "OOMKilled",
-                                             "(?i)segmentation fault"};
+  const std::vector<std::string> patterns = {"CUDA out of memory", "(?i)nccl warn", "NCCL INFO Bootstrap : Using",
+                                             "Error: ", "(?:Killed|Aborted)\\b", "watchdog caught collective operation timeout",
+                                             "Xid \\(PCI:", "rank \\d+ nranks", "OOMKilled", "(?i)segmentation fault",
+                                             // UTF-8 keys: short ones (at the larger strides) with bytes >= 0x80
+                                             // take the short-key kernels' non-ASCII path
+                                             "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb", "Get\xc3\xb6tet"};
+  // Filler: ASCII and the bytes of UTF-8 text, whose high bits the ASCII path must not read as a key's.
+  static const char kFiller[] = " abcdefghijklmnopqrstuvwxyzABCDEF:()0123456789\xc3\xb6\xe5\xb7\xb2\xe6\x9d\x80\xba\xff\x8a";
   std::mt19937 rng(12345);
   for (uint32_t stride = 1; stride <= kLiteralMaxStride; stride++) {
     CAPTURE(stride);
@@ -122,6 +120,7 @@ TEST_CASE("literal filter: finds every key occurrence at every stride") {
     for (const LiteralKeys *list : {f.long_keys, f.short_keys})
       for (uint32_t i = 0; list && i < list->size(); i++) keys.push_back(list->Get(i));
     REQUIRE(keys.size() >= patterns.size());
+    if (f.short_keys) CHECK(f.short_ascii == (stride < 6));  // "Getötet" (8 bytes) is short from stride 6 on
     for (int round = 0; round < 200; round++) {
       std::string text;
       const size_t target = 1 + rng() % 600;
@@ -136,7 +135,7 @@ TEST_CASE("literal filter: finds every key occurrence at every stride") {
           if (r == 2) s[rng() % s.size()] ^= 0x01;  // a near miss (or, rarely, another key)
           text += s;
         } else {
-          text += static_cast<char>(" abcdefghijklmnopqrstuvwxyzABCDEF:()0123456789"[rng() % 46]);
+          text += kFiller[rng() % (sizeof kFiller - 1)];
         }
       }
       std::map<const fb::LiteralKey *, int> expected, got;
