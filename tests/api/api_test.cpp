@@ -51,6 +51,16 @@ struct Pack {
   ~Pack() { fl_pack_free(pack); }
 };
 
+// Feeds `text` to `s` cut at `cuts` (sorted offsets), collecting the events.
+void feed_cut(fl_scanner *s, const std::string &text, const std::vector<size_t> &cuts, std::vector<std::string> *events) {
+  size_t at = 0;
+  for (size_t cut : cuts) {
+    REQUIRE(fl_scanner_feed(s, text.data() + at, cut - at, collect, events) == FL_OK);
+    at = cut;
+  }
+  REQUIRE(fl_scanner_feed(s, text.data() + at, text.size() - at, collect, events) == FL_OK);
+}
+
 // Scans `text` cut at `cuts` (sorted offsets) and returns the events.
 std::vector<std::string> scan(fl_pack *pack, const std::string &text, const std::vector<size_t> &cuts, uint32_t max_line = 0) {
   fl_scanner_options o = FL_SCANNER_OPTIONS_INIT;
@@ -58,12 +68,7 @@ std::vector<std::string> scan(fl_pack *pack, const std::string &text, const std:
   fl_scanner *s = nullptr;
   REQUIRE(fl_scanner_create(pack, &o, &s) == FL_OK);
   std::vector<std::string> events;
-  size_t at = 0;
-  for (size_t cut : cuts) {
-    REQUIRE(fl_scanner_feed(s, text.data() + at, cut - at, collect, &events) == FL_OK);
-    at = cut;
-  }
-  REQUIRE(fl_scanner_feed(s, text.data() + at, text.size() - at, collect, &events) == FL_OK);
+  feed_cut(s, text, cuts, &events);
   REQUIRE(fl_scanner_finish(s, collect, &events) == FL_OK);
   fl_scanner_free(s);
   return events;
@@ -181,12 +186,7 @@ TEST_CASE("api: line and cut-line counts, plain blocks or not") {
       fl_scanner *s = nullptr;
       REQUIRE(fl_scanner_create(pack.pack, &o, &s) == FL_OK);
       std::vector<std::string> events;
-      size_t at = 0;
-      for (size_t c : cuts) {
-        REQUIRE(fl_scanner_feed(s, text.data() + at, c - at, collect, &events) == FL_OK);
-        at = c;
-      }
-      REQUIRE(fl_scanner_feed(s, text.data() + at, text.size() - at, collect, &events) == FL_OK);
+      feed_cut(s, text, cuts, &events);
       fl_scanner_stats st{};
       st.struct_size = sizeof st;
       REQUIRE(fl_scanner_get_stats(s, &st) == FL_OK);
